@@ -1,0 +1,3 @@
+module github.com/waiops/waiops
+
+go 1.26

@@ -1,0 +1,86 @@
+// Package tensor holds the one tensor value every fabric exchanges: a
+// [C, H, W] shape with its elements as exact integers in CHW order (§3), and
+// its §14.1 JSON form.
+package tensor
+
+import (
+	"fmt"
+
+	"github.com/waiops/waiops/cjson"
+)
+
+// Shape is [C, H, W]; every dimension is at least 1 in a valid tensor.
+type Shape struct{ C, H, W int }
+
+// Elems is C·H·W. Shapes that reach here were planned under the 2^26 cap, so
+// the product cannot overflow.
+func (s Shape) Elems() int { return s.C * s.H * s.W }
+
+func (s Shape) String() string { return fmt.Sprintf("[%d, %d, %d]", s.C, s.H, s.W) }
+
+// T is a tensor: element (c, y, x) is Data[(c·H + y)·W + x].
+type T struct {
+	Shape Shape
+	Data  []int64
+}
+
+// New returns a zero tensor of shape s.
+func New(s Shape) *T { return &T{Shape: s, Data: make([]int64, s.Elems())} }
+
+// JSON returns the §14.1 form {"data": [...], "shape": [C, H, W]} as a cjson value.
+func (t *T) JSON() map[string]any {
+	return map[string]any{
+		"data":  t.Data,
+		"shape": []int{t.Shape.C, t.Shape.H, t.Shape.W},
+	}
+}
+
+// maxElems bounds what FromJSON accepts before it allocates (§3's cap).
+const maxElems = 1 << 26
+
+// FromJSON reads a §14.1 tensor. The shape is checked (each dimension ≥ 1,
+// at most 2^26 elements) and must match the data length.
+func FromJSON(v any) (*T, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("tensor: want an object, have %T", v)
+	}
+	if len(m) != 2 {
+		return nil, fmt.Errorf("tensor: want exactly the members data and shape")
+	}
+	sh, ok := m["shape"].([]any)
+	if !ok || len(sh) != 3 {
+		return nil, fmt.Errorf("tensor: shape must be an array of three integers")
+	}
+	var dims [3]int64
+	for i, d := range sh {
+		n, err := cjson.Int(d)
+		if err != nil {
+			return nil, fmt.Errorf("tensor: shape[%d]: %v", i, err)
+		}
+		if n < 1 || n > maxElems {
+			return nil, fmt.Errorf("tensor: shape[%d] = %d is outside 1..2^26", i, n)
+		}
+		dims[i] = n
+	}
+	if dims[0]*dims[1] > maxElems || dims[0]*dims[1]*dims[2] > maxElems {
+		return nil, fmt.Errorf("tensor: shape %v passes 2^26 elements", dims)
+	}
+	data, ok := m["data"].([]any)
+	if !ok {
+		return nil, fmt.Errorf("tensor: data must be an array")
+	}
+	s := Shape{int(dims[0]), int(dims[1]), int(dims[2])}
+	if len(data) != s.Elems() {
+		return nil, fmt.Errorf("tensor: %d elements for shape %v", len(data), s)
+	}
+	t := New(s)
+	for i, d := range data {
+		n, err := cjson.Int(d)
+		if err != nil {
+			return nil, fmt.Errorf("tensor: data[%d]: %v", i, err)
+		}
+		t.Data[i] = n
+	}
+	return t, nil
+}

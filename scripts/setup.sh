@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what the tests need on a fresh Debian machine (as root) and starts
+# a virtual X server for the GL fabric when no display is set. Source it:
+#   . scripts/setup.sh
+# Packages: Xvfb and Mesa (llvmpipe) for GL 4.3+, and the X11/GL -dev headers
+# that go-gl/glfw compiles against.
+pkgs="xvfb xauth libgl1-mesa-dri libgl-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev libglx-mesa0 mesa-utils"
+missing=""
+for p in $pkgs; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  if [ "$(id -u)" = 0 ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  else
+    echo "setup: missing packages (install as root):$missing" >&2
+  fi
+fi
+if [ -z "${DISPLAY:-}" ] && command -v Xvfb >/dev/null 2>&1; then
+  Xvfb :93 -screen 0 64x64x24 -nolisten tcp >/dev/null 2>&1 &
+  export DISPLAY=:93
+  for _ in $(seq 50); do [ -e /tmp/.X11-unix/X93 ] && break; sleep 0.1; done
+fi

@@ -1,0 +1,74 @@
+package cpuref
+
+import (
+	"github.com/waiops/waiops/refusal"
+	"github.com/waiops/waiops/whg1"
+)
+
+// outside is the refusal for a value that passes the width its class has
+// under acc64 (§7.1). A graph that the certifier passes for acc64 never forms
+// one (§8), so this only answers graphs that were loaded without a
+// certificate: they are outside the profile this fabric implements.
+func outside(what string) error {
+	return refusal.New(refusal.ModelMismatch, "%s: a value passes its acc64 width (§7.1); the graph is outside acc64", what)
+}
+
+// roundShift is R_round(p, s) of §2 for 0 ≤ s ≤ 127, on the exact 128-bit p.
+// With q = ⌊p / 2^s⌋ and r = p − q·2^s (the low s bits of p):
+// R_half_up = ⌊(p + 2^(s−1)) / 2^s⌋ = q + [r ≥ 2^(s−1)], and R_half_even is
+// q + 1 when r > 2^(s−1), or r = 2^(s−1) and q is odd. Forming r instead of
+// p + 2^(s−1) gives the same integers without the wider addend.
+func roundShift(p int128, s uint, round whg1.Round) int128 {
+	q := p.shr(s)
+	if s == 0 || round == whg1.Floor {
+		return q
+	}
+	rh, rl := p.lowBits(s)
+	var hh, hl uint64 // h = 2^(s−1)
+	if s-1 < 64 {
+		hl = 1 << (s - 1)
+	} else {
+		hh = 1 << (s - 1 - 64)
+	}
+	c := 0
+	switch {
+	case rh > hh || (rh == hh && rl > hl):
+		c = 1
+	case rh == hh && rl == hl:
+		c = 0
+	default:
+		c = -1
+	}
+	up := c > 0 || (c == 0 && (round == whg1.HalfUp || q.lo&1 == 1))
+	if up {
+		// q ≤ p / 2 for s ≥ 1, so q + 1 cannot pass 128 bits.
+		q, _ = q.add64(1)
+	}
+	return q
+}
+
+// rqOf is rq_o(v) of §5.1 on an exact value v (conv.acc and friends):
+//
+//	t = v + pre bias         rq.t
+//	p = t · mult[o]          rq.p, exact in 128 bits
+//	q = R_round(p, shift[o]) rq.q, kept in 128 bits until the post bias (§5.1
+//	                         forbids narrowing q before it)
+//	y = q + post bias        rq.y, narrowed to int64
+//
+// ok is false when y (or an intermediate formed on the way) passes its
+// acc64 width: the graph is then outside acc64.
+func rqOf(r *whg1.RQ, o int, v int128) (int64, bool) {
+	t, ok := v.add64(r.PreOf(o))
+	if !ok {
+		return 0, false
+	}
+	p, ok := t.mul(r.MultOf(o))
+	if !ok {
+		return 0, false
+	}
+	y, ok := roundShift(p, r.ShiftOf(o), r.Round).add64(r.PostOf(o))
+	if !ok || !y.fitsI64() {
+		return 0, false
+	}
+	return int64(y.lo), true
+}

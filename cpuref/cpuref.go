@@ -1,0 +1,170 @@
+// Package cpuref is the exact CPU reference fabric of wai-ops/1 under the
+// acc64 profile (integer-operators.md §4, §5, §7.2): every one of the 30
+// graph operators computed on int64 tensors, with the wide and product
+// intermediates formed exactly in 128 bits.
+//
+// Use it to decode a parsed WHG1 graph on any machine (Load, then Decode, or
+// a whg1.Sequence over the Program), and as the answer every other fabric is
+// compared against with ==. It is not a certifier: it does not bound a graph
+// (§8), and a value that passes its acc64 width (which a certified graph
+// never forms) refuses the decode with model_mismatch rather than wrap.
+package cpuref
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/waiops/waiops/refusal"
+	"github.com/waiops/waiops/tensor"
+	"github.com/waiops/waiops/whg1"
+)
+
+// Program is a graph loaded on the CPU fabric. Its fields are read-only
+// after Load, so one Program serves concurrent Decode calls.
+type Program struct {
+	g     *whg1.Graph
+	steps []step
+	// drop[i] lists the tensors no operator after op i reads and no output
+	// names: a decode lets go of them once op i has run.
+	drop [][]uint32
+}
+
+// step runs one operator on its input tensors into its output tensors,
+// whose shapes the run-time plan fixed.
+type step func(in, out []*tensor.T, pl *whg1.Plan) error
+
+// Load prepares g, which whg1.Parse has accepted, for decoding.
+func Load(g *whg1.Graph) (*Program, error) {
+	if g == nil {
+		return nil, refusal.New(refusal.ModelMismatch, "no graph")
+	}
+	p := &Program{g: g, steps: make([]step, len(g.Ops)), drop: make([][]uint32, len(g.Ops))}
+	for i := range g.Ops {
+		s, err := newStep(g, &g.Ops[i])
+		if err != nil {
+			return nil, err
+		}
+		p.steps[i] = s
+	}
+	// Last reader of each tensor; outputs are kept to the end.
+	last := make([]int, len(g.Tensors))
+	for i := range last {
+		last[i] = -1
+	}
+	for i, op := range g.Ops {
+		for _, t := range op.In {
+			last[t] = i
+		}
+	}
+	for _, t := range g.Outputs {
+		last[t] = len(g.Ops)
+	}
+	for t, i := range last {
+		if i >= 0 && i < len(g.Ops) {
+			p.drop[i] = append(p.drop[i], uint32(t))
+		}
+	}
+	return p, nil
+}
+
+// Profile is the profile this fabric implements (§7.2).
+func (p *Program) Profile() string { return "acc64" }
+
+// Decode runs one decode (§4): inputs holds every input in input-table
+// order, state inputs included. Run steps 1–3 are whg1's PlanRun; step 4
+// applies the input policies in input-table order, then runs the operators
+// in graph order, each output tensor's policy (clamp, or check → field_range)
+// right after its producer. A refused decode returns no outputs. The inputs
+// are not modified.
+func (p *Program) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, error) {
+	g := p.g
+	shapes := make([]tensor.Shape, len(inputs))
+	for i, t := range inputs {
+		if t == nil {
+			return nil, refusal.New(refusal.ModelMismatch, "input %d is missing", i)
+		}
+		shapes[i] = t.Shape
+	}
+	pl, err := g.PlanRun(shapes, scalars)
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range inputs {
+		// The plan bounded the shape, so Elems cannot overflow.
+		if len(t.Data) != t.Shape.Elems() {
+			return nil, refusal.New(refusal.ModelMismatch, "input %d: %d elements for shape %v", i, len(t.Data), t.Shape)
+		}
+	}
+	vals := make([]*tensor.T, len(g.Tensors))
+	for i, t := range inputs {
+		rec := g.Inputs[i]
+		v := &tensor.T{Shape: t.Shape, Data: append([]int64(nil), t.Data...)}
+		if err := whg1.ApplyPolicy(g.Tensors[rec.Tensor], v.Data, fmt.Sprintf("input %d (tensor %d)", i, rec.Tensor)); err != nil {
+			return nil, err
+		}
+		vals[rec.Tensor] = v
+	}
+	for i := range g.Ops {
+		op := &g.Ops[i]
+		in := make([]*tensor.T, len(op.In))
+		for k, t := range op.In {
+			in[k] = vals[t]
+		}
+		out := make([]*tensor.T, len(op.Out))
+		for k, t := range op.Out {
+			out[k] = tensor.New(pl.Shapes[t])
+		}
+		if err := p.steps[i](in, out, pl); err != nil {
+			var r *refusal.Error
+			if errors.As(err, &r) {
+				return nil, refusal.New(r.Code, "op %d: %s", i, r.Msg)
+			}
+			return nil, err
+		}
+		for k, t := range op.Out {
+			if err := whg1.ApplyPolicy(g.Tensors[t], out[k].Data, fmt.Sprintf("tensor %d (op %d %v)", t, i, op.Code)); err != nil {
+				return nil, err
+			}
+			vals[t] = out[k]
+		}
+		for _, t := range p.drop[i] {
+			vals[t] = nil
+		}
+	}
+	res := make([]*tensor.T, len(g.Outputs))
+	seen := make(map[uint32]bool, len(g.Outputs))
+	for i, t := range g.Outputs {
+		res[i] = vals[t]
+		if seen[t] { // one tensor named twice: each output gets its own copy
+			res[i] = &tensor.T{Shape: vals[t].Shape, Data: append([]int64(nil), vals[t].Data...)}
+		}
+		seen[t] = true
+	}
+	return res, nil
+}
+
+// Identity says who this fabric is: "fabric" cpu, the Go version, GOOS and
+// GOARCH, and the CPU model when /proc/cpuinfo can be read.
+func Identity() map[string]string {
+	id := map[string]string{
+		"fabric": "cpu",
+		"go":     runtime.Version(),
+		"goos":   runtime.GOOS,
+		"goarch": runtime.GOARCH,
+	}
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+				id["cpu"] = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return id
+}

@@ -1,0 +1,100 @@
+package cpuref
+
+import (
+	"github.com/waiops/waiops/refusal"
+	"github.com/waiops/waiops/tensor"
+	"github.com/waiops/waiops/whg1"
+)
+
+// newStep binds one operator to its kernel. This is the only place that
+// maps an opcode to code; each kernel lives in its family's file.
+func newStep(g *whg1.Graph, op *whg1.Op) (step, error) {
+	cin := 0
+	if len(op.In) > 0 {
+		cin = int(g.Tensors[op.In[0]].Channels)
+	}
+	one := func(f func(x, y *tensor.T) error) step {
+		return func(in, out []*tensor.T, _ *whg1.Plan) error { return f(in[0], out[0]) }
+	}
+	two := func(f func(a, b, y *tensor.T) error) step {
+		return func(in, out []*tensor.T, _ *whg1.Plan) error { return f(in[0], in[1], out[0]) }
+	}
+	pure := func(f func(x, y *tensor.T)) step {
+		return one(func(x, y *tensor.T) error { f(x, y); return nil })
+	}
+	switch p := op.Params.(type) {
+	case *whg1.Conv:
+		return one(newConv(p, cin).run), nil
+	case *whg1.ConvT:
+		return one(newConvT(p, cin).run), nil
+	case *whg1.Rescale:
+		if op.Code == whg1.OpMul {
+			return two(func(a, b, y *tensor.T) error { return mul(p, a, b, y) }), nil
+		}
+		return one(func(x, y *tensor.T) error { return rescale(p, x, y) }), nil
+	case *whg1.Chscale:
+		return func(in, out []*tensor.T, pl *whg1.Plan) error {
+			return chscale(p, pl.Scalars[p.Scalar], in[0], out[0])
+		}, nil
+	case *whg1.Lut16:
+		return one(func(x, y *tensor.T) error { return lut16(p, x, y) }), nil
+	case *whg1.Split:
+		return pure(func(x, y *tensor.T) { split(p, x, y) }), nil
+	case *whg1.Factor:
+		switch op.Code {
+		case whg1.OpPixelShuffle:
+			return pure(func(x, y *tensor.T) { pixelShuffle(p, x, y) }), nil
+		case whg1.OpPixelUnshuffle:
+			return pure(func(x, y *tensor.T) { pixelUnshuffle(p, x, y) }), nil
+		}
+		return pure(padRep), nil
+	case *whg1.ClampParams:
+		return pure(func(x, y *tensor.T) { clampOp(p, x, y) }), nil
+	case *whg1.Leaky:
+		return one(func(x, y *tensor.T) error { return leaky(p, x, y) }), nil
+	case *whg1.Crop:
+		return func(in, out []*tensor.T, pl *whg1.Plan) error {
+			window(in[0], out[0], int(pl.Operand(p.Y0)), int(pl.Operand(p.X0)))
+			return nil
+		}, nil
+	case *whg1.Subpos:
+		if op.Code == whg1.OpSubposSplit {
+			return func(in, out []*tensor.T, _ *whg1.Plan) error { subposSplit(p, in[0], out); return nil }, nil
+		}
+		return func(in, out []*tensor.T, _ *whg1.Plan) error { subposMerge(p, in, out[0]); return nil }, nil
+	case *whg1.Fill:
+		return func(_, out []*tensor.T, pl *whg1.Plan) error { fill(pl.FillValue(p), out[0]); return nil }, nil
+	case *whg1.IGDN:
+		return one(func(x, y *tensor.T) error { return igdn(p, x, y) }), nil
+	case *whg1.LayerNorm:
+		return one(func(x, y *tensor.T) error { return layernormC(p, x, y) }), nil
+	case *whg1.L2Norm:
+		return one(func(x, y *tensor.T) error { return l2norm(p, x, y) }), nil
+	case *whg1.Elu:
+		return pure(func(x, y *tensor.T) { elu(p, x, y) }), nil
+	case *whg1.Contraction:
+		if op.Code == whg1.OpGram {
+			return two(func(a, b, y *tensor.T) error { return gram(p, a, b, y) }), nil
+		}
+		return two(func(a, v, y *tensor.T) error { return apply(p, a, v, y) }), nil
+	}
+	switch op.Code {
+	case whg1.OpAdd:
+		return two(add), nil
+	case whg1.OpConcat:
+		return func(in, out []*tensor.T, _ *whg1.Plan) error { concat(in, out[0]); return nil }, nil
+	case whg1.OpChunkAdd:
+		return one(chunkAdd), nil
+	case whg1.OpRelu:
+		return pure(relu), nil
+	case whg1.OpAbs:
+		return one(abs), nil
+	case whg1.OpCropTo:
+		return pure(func(x, y *tensor.T) { window(x, y, 0, 0) }), nil
+	case whg1.OpSoftmax:
+		return pure(softmax), nil
+	case whg1.OpSigmoid:
+		return pure(sigmoid), nil
+	}
+	return nil, refusal.New(refusal.ModelMismatch, "opcode 0x%02X has no CPU kernel", uint8(op.Code))
+}

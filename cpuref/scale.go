@@ -1,0 +1,61 @@
+package cpuref
+
+import (
+	"github.com/waiops/waiops/tensor"
+	"github.com/waiops/waiops/whg1"
+)
+
+// rescale is §5.4 rescale: out[c][y][x] = rq_c(in[c][y][x]).
+func rescale(p *whg1.Rescale, in, out *tensor.T) error {
+	for c := range in.Shape.C {
+		src, dst := plane(in, c), plane(out, c)
+		for i, v := range src {
+			y, ok := rqOf(&p.RQ, c, i128(v))
+			if !ok {
+				return outside("rescale")
+			}
+			dst[i] = y
+		}
+	}
+	return nil
+}
+
+// chscale is §5.4 chscale: out[c][y][x] = R_round(in[c][y][x] · M[r][c], s),
+// r the value of scalar k (its declared range lies in [0, n_rows − 1], a load
+// check, and step 2 of §4 held the value to that range). The product is
+// formed exactly in 128 bits.
+func chscale(p *whg1.Chscale, r int64, in, out *tensor.T) error {
+	C := in.Shape.C
+	row := p.M[int(r)*C:][:C]
+	for c, m := range row {
+		src, dst := plane(in, c), plane(out, c)
+		for i, v := range src {
+			y := roundShift(mul64(v, m), uint(p.Shift), p.Round)
+			if !y.fitsI64() {
+				return outside("chscale")
+			}
+			dst[i] = int64(y.lo)
+		}
+	}
+	return nil
+}
+
+// mul is §5.4 mul: out[c][y][x] = rq_c(a[c][y][x] · b[c′][y][x]), c′ = c when
+// b has C channels and 0 when it has one. mul.p is exact in 128 bits.
+func mul(p *whg1.Rescale, a, b, out *tensor.T) error {
+	for c := range a.Shape.C {
+		cb := 0
+		if b.Shape.C == a.Shape.C {
+			cb = c
+		}
+		pa, pb, dst := plane(a, c), plane(b, cb), plane(out, c)
+		for i, v := range pa {
+			y, ok := rqOf(&p.RQ, c, mul64(v, pb[i]))
+			if !ok {
+				return outside("mul")
+			}
+			dst[i] = y
+		}
+	}
+	return nil
+}

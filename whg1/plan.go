@@ -126,7 +126,7 @@ func (g *Graph) planLoad() error {
 		}
 		return nil
 	}
-	pl := planner{g: g, shapes: make([]tensor.Shape, len(g.Tensors)), bad: refusal.ModelMismatch}
+	pl := planner{g: g, shapes: make([]tensor.Shape, len(g.Tensors)), bad: refusal.ModelMismatch, atLoad: true}
 	for i, in := range g.Inputs {
 		c := g.Tensors[in.Tensor].Channels
 		if n := sz(uint64(c)).mul(uint64(in.MaxH)).mul(uint64(in.MaxW)); !n.within(uint64(g.MaxElems)) {
@@ -220,13 +220,14 @@ func (g *Graph) checkInputs(in []tensor.Shape) error {
 }
 
 // planner plans every operator's shapes: at load on the declared sizes
-// (bad = model_mismatch, scalars nil) and at each decode (bad =
-// geometry_mismatch).
+// (atLoad, bad = model_mismatch) and at each decode (bad =
+// geometry_mismatch, with the decode's scalars).
 type planner struct {
 	g       *Graph
 	shapes  []tensor.Shape
 	scalars []int64
 	bad     refusal.Code
+	atLoad  bool
 }
 
 // op plans operator i: the sizes formed before its shape rule (too_large),
@@ -418,7 +419,7 @@ func shapeSameSides(code Opcode, in []tensor.Shape, bad refusal.Code) (tensor.Sh
 // the smallest start and the largest length, at a decode on the scalars.
 func (pl *planner) shapeCrop(p *Crop, x tensor.Shape) (tensor.Shape, error) {
 	var y0, x0, h, w int64
-	if pl.scalars != nil {
+	if !pl.atLoad {
 		pv := Plan{Scalars: pl.scalars}
 		y0, x0, h, w = pv.Operand(p.Y0), pv.Operand(p.X0), pv.Operand(p.H), pv.Operand(p.W)
 	} else {

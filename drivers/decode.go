@@ -1,0 +1,127 @@
+package drivers
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/waiops/waiops/certify"
+	"github.com/waiops/waiops/cpuref"
+	"github.com/waiops/waiops/refusal"
+	"github.com/waiops/waiops/tensor"
+	"github.com/waiops/waiops/whg1"
+)
+
+// Loader loads one lowered graph on a fabric and says which fabric will run
+// it. The command wraps the planner's Session in one (plan.Session.Load);
+// CPU is the reference.
+type Loader func(b []byte) (whg1.Decoder, *whg1.Graph, string, error)
+
+// CPU loads through the certifier at acc64 and the CPU reference.
+func CPU(b []byte) (whg1.Decoder, *whg1.Graph, string, error) {
+	g, _, err := certify.Load(b, "acc64")
+	if err != nil {
+		return nil, nil, "", err
+	}
+	p, err := cpuref.Load(g)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return p, g, "cpu", nil
+}
+
+// Frame is one decoded picture as row-major HWC RGB8 bytes.
+type Frame struct {
+	H, W int
+	RGB  []byte
+}
+
+// frameOf lays a [3, H, W] tensor out as HWC bytes. Every graph that feeds
+// it ends in clamp(0, 255) or the RGB8 step, so each value is a byte.
+func frameOf(t *tensor.T) (Frame, error) {
+	s := t.Shape
+	if s.C != 3 {
+		return Frame{}, refusal.New(refusal.ModelMismatch, "the output has %d channels, not 3", s.C)
+	}
+	f := Frame{H: s.H, W: s.W, RGB: make([]byte, 3*s.H*s.W)}
+	for c := range 3 {
+		for i, v := range t.Data[c*s.H*s.W : (c+1)*s.H*s.W] {
+			if v < 0 || v > 255 {
+				return Frame{}, fmt.Errorf("drivers: output value %d is not a byte: the graph lacks its output step", v)
+			}
+			f.RGB[3*i+c] = byte(v)
+		}
+	}
+	return f, nil
+}
+
+// SynthPayload is the int_synth payload of DECISIONS.md D: u16 H, W, C, S,
+// a reserved zero byte, then i8 latents [C][S][S].
+type SynthPayload struct {
+	H, W    int
+	Latents *tensor.T
+}
+
+// ParseSynthPayload reads the payload; anything else is payload_malformed.
+func ParseSynthPayload(b []byte) (*SynthPayload, error) {
+	if len(b) < 9 {
+		return nil, malformed("payload of %d bytes is shorter than its 9-byte header", len(b))
+	}
+	u16 := func(i int) int { return int(binary.LittleEndian.Uint16(b[2*i:])) }
+	h, w, c, s := u16(0), u16(1), u16(2), u16(3)
+	if b[8] != 0 {
+		return nil, malformed("reserved byte is %d, not 0", b[8])
+	}
+	if c < 1 || s < 1 || h < 1 || w < 1 {
+		return nil, malformed("H %d, W %d, C %d, S %d must each be at least 1", h, w, c, s)
+	}
+	// C, S < 2^16, so C·S·S < 2^48: no overflow.
+	if n := c * s * s; len(b)-9 != n {
+		return nil, malformed("%d latent bytes, want C·S·S = %d", len(b)-9, n)
+	}
+	t := tensor.New(tensor.Shape{C: c, H: s, W: s})
+	for i := range t.Data {
+		t.Data[i] = int64(int8(b[9+i]))
+	}
+	return &SynthPayload{H: h, W: w, Latents: t}, nil
+}
+
+// DecodeSynth decodes an int_synth payload through the set's lowered graph
+// (§13.1, §13.5) on the session's fabric. Every refusal is
+// payload_malformed (§4). It returns the frame and the fabric that ran.
+func DecodeSynth(load Loader, set, payload []byte) (Frame, string, error) {
+	lowered, err := Lower(IntSynth, nil, []File{{Name: "int_synth.json", Data: set}})
+	if err != nil {
+		return Frame{}, "", err
+	}
+	p, err := ParseSynthPayload(payload)
+	if err != nil {
+		return Frame{}, "", err
+	}
+	dec, model, fabric, err := load(lowered.Graph("synth"))
+	if err != nil {
+		return Frame{}, "", lowered.recode(err)
+	}
+	// §13.0: the driver plans the graph on the payload's sizes; the output
+	// MUST be [3, H, W] with the payload's H and W (§13.1 Driver).
+	pl, err := model.PlanRun([]tensor.Shape{p.Latents.Shape}, nil)
+	if err != nil {
+		return Frame{}, "", lowered.recode(err)
+	}
+	want := tensor.Shape{C: 3, H: p.H, W: p.W}
+	if got := pl.Shapes[model.Outputs[0]]; got != want {
+		return Frame{}, "", malformed("the synthesis gives %v, the payload declares %v", got, want)
+	}
+	out, err := dec.Decode([]*tensor.T{p.Latents}, nil)
+	if err != nil {
+		return Frame{}, "", lowered.recode(err)
+	}
+	f, err := frameOf(out[0])
+	return f, fabric, err
+}
+
+// isRefusal reports whether err is a refusal.
+func isRefusal(err error) bool {
+	var r *refusal.Error
+	return errors.As(err, &r)
+}

@@ -26,6 +26,9 @@ func certifySet(s *Set) error {
 	}
 	s.Certificate = c.Bytes()
 	s.Acc32, s.Acc64 = c.Verdict.Acc32, c.Verdict.Acc64
+	if f := c.Verdict.Acc32Failure; f != nil {
+		s.Failure32 = f.String()
+	}
 	if f := c.Verdict.Acc64Failure; f != nil {
 		s.Failure64 = f.String()
 	}

@@ -2,6 +2,7 @@ package drivers
 
 import (
 	"encoding/binary"
+	"encoding/json"
 )
 
 // EncodeWHM writes a network in the layout of DECISIONS.md D (magic WAM1
@@ -64,5 +65,74 @@ func EncodeWMB(bd *Bundle) []byte {
 		b = binary.LittleEndian.AppendUint32(b, uint32(len(p)))
 		b = append(b, p...)
 	}
+	return b
+}
+
+// SynthLayer is one layer of an int_synth.json to write; W is
+// [in_ch][out_ch][k][k] flattened row-major.
+type SynthLayer struct {
+	InCh, OutCh, K, Stride, Pad, OutPad, Shift int
+	Relu                                       bool
+	W, Bias                                    []int64
+}
+
+// nest shapes a flat row-major slice as nested arrays of dims.
+func nest(v []int64, dims ...int) any {
+	if len(dims) == 1 {
+		return v
+	}
+	step := len(v) / dims[0]
+	out := make([]any, dims[0])
+	for i := range out {
+		out[i] = nest(v[i*step:(i+1)*step], dims[1:]...)
+	}
+	return out
+}
+
+// EncodeSynth writes int_synth.json (§13.1) with JSON numbers, members in
+// ascending order (encoding/json sorts map keys).
+func EncodeSynth(layers []SynthLayer) []byte {
+	ls := make([]any, len(layers))
+	for i, l := range layers {
+		ls[i] = map[string]any{
+			"in_ch": l.InCh, "out_ch": l.OutCh, "k": l.K, "stride": l.Stride, "pad": l.Pad,
+			"out_pad": l.OutPad, "shift": l.Shift, "relu": l.Relu,
+			"weight": nest(l.W, l.InCh, l.OutCh, l.K, l.K), "bias": l.Bias,
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"layers": ls}) // maps, slices and ints only: cannot fail
+	return b
+}
+
+// EncodeNorm writes the members of norm.json that §13.6.1 reads, the cdfs
+// as rows of 63.
+func EncodeNorm(n *Norm) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"pmf": n.PMF, "bounds": n.Bounds, "per_channel": 16,
+		"cdfs_y": n.CdfsY, "cdfs_uv": n.CdfsUV, "gain_y": n.GainY, "gain_uv": n.GainUV,
+	})
+	return b
+}
+
+// ScaleBlock is one block of Table 13.6-A to write: W [cout][cin][k][k]
+// flattened, Bias [cout], Shift [cout].
+type ScaleBlock struct {
+	W, Bias, Shift []int64
+}
+
+// EncodeScaleWeights writes hs_y.json or hs_uv.json for cz channels: the
+// nine members of Table 13.6-A as { "dims", "v" } tensors.
+func EncodeScaleWeights(cz int, blocks [3]ScaleBlock) []byte {
+	m := map[string]any{}
+	cin := cz
+	for i, blk := range scaleBlocks {
+		cout := len(blocks[i].Bias)
+		k := int(blk.k)
+		m[blk.weight] = map[string]any{"dims": []int{cout, cin, k, k}, "v": blocks[i].W}
+		m[blk.bias] = map[string]any{"dims": []int{cout}, "v": blocks[i].Bias}
+		m[blk.shift] = map[string]any{"dims": []int{1, cout, 1, 1}, "v": blocks[i].Shift}
+		cin = cout
+	}
+	b, _ := json.Marshal(m)
 	return b
 }

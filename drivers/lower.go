@@ -49,10 +49,10 @@ type Set struct {
 	SetSHA256   *string
 	Roles       []Role // in §13.0's order
 	Certificate []byte // canonical JSON (§8.5)
-	// Acc32 and Acc64 are the verdict's; Failure64 is acc64's first
-	// failure, "" when it holds.
-	Acc32, Acc64 bool
-	Failure64    string
+	// Acc32 and Acc64 are the verdict's; Failure32 and Failure64 are the
+	// profiles' first failures, "" when they hold.
+	Acc32, Acc64         bool
+	Failure32, Failure64 string
 }
 
 // Graph returns the bytes of the graph with the given role, or nil.

@@ -1,0 +1,157 @@
+package drivers
+
+// The small parameter sets of the §14.3 corpus, generated deterministically.
+// Tests build their refusal cases by changing one field of these.
+
+// prng is a 64-bit xorshift: a fixed sequence, so every set is the same
+// bytes on every machine.
+type prng struct{ s uint64 }
+
+func (p *prng) next() uint64 {
+	p.s ^= p.s << 13
+	p.s ^= p.s >> 7
+	p.s ^= p.s << 17
+	return p.s
+}
+
+// ints returns n values in [lo, hi].
+func (p *prng) ints(n int, lo, hi int64) []int64 {
+	v := make([]int64, n)
+	for i := range v {
+		v[i] = lo + int64(p.next()%uint64(hi-lo+1))
+	}
+	return v
+}
+
+// fill returns n copies of x.
+func fill(n int, x int64) []int64 {
+	v := make([]int64, n)
+	for i := range v {
+		v[i] = x
+	}
+	return v
+}
+
+// synthSmall is a two-layer int_synth set: [2, S, S] → [3, 2S, 2S].
+func synthSmall() []SynthLayer {
+	r := &prng{s: 0x5eed0001}
+	return []SynthLayer{
+		{InCh: 2, OutCh: 3, K: 3, Stride: 2, Pad: 1, OutPad: 1, Shift: 6, Relu: true,
+			W: r.ints(2*3*3*3, -64, 64), Bias: r.ints(3, -200, 200)},
+		{InCh: 3, OutCh: 3, K: 3, Stride: 1, Pad: 1, Shift: 7,
+			W: r.ints(3*3*3*3, -64, 64), Bias: r.ints(3, -200, 200)},
+	}
+}
+
+// synthAcc32OneWeight meets acc32 but for one weight: with latents in
+// [−128, 127], a weight of 2^24 keeps the term 2^24·(−128) = −2^31 within
+// i32, and 2^24 + 1 passes it (§7.2). Its pin claims acc32.
+func synthAcc32OneWeight() []SynthLayer {
+	return []SynthLayer{{InCh: 1, OutCh: 3, K: 1, Stride: 1,
+		W: []int64{1<<24 + 1, 1 << 24, 1}, Bias: []int64{0, 0, 0}}}
+}
+
+// whmConv is a conv or conv_transpose layer with weights, multipliers and
+// biases from r; kk is k·k (k for WAM1).
+func whmConv(r *prng, tag uint8, in, out, k, stride, pad, opad uint32, kk int) Layer {
+	n := int(in*out) * kk
+	return Layer{Tag: tag, In: in, Out: out, K: k, Stride: stride, Pad: pad, Opad: opad,
+		W: r.ints(n, -300, 300), Mult: r.ints(int(out), 1<<9, 1<<11), Bias: r.ints(int(out), -1<<12, 1<<12)}
+}
+
+func whmIGDN(r *prng, c uint32) Layer {
+	g := r.ints(int(c*c), 0, 1<<10)
+	return Layer{Tag: TagIGDN, C: c, Gamma: g, Beta: r.ints(int(c), 1<<16, 1<<17)}
+}
+
+// hyperNets is a whm1/1 pair for wai.neural.int_hyper: h_s [2, s, s] →
+// [4, 2s, 2s] (σ and μ of m = 2), g_s [2, s, s] → [3, 2s, 2s].
+func hyperNets(seed uint64) (hs, gs *Network) {
+	r := &prng{s: seed}
+	hs = &Network{Afrac: 8, GF: 10, Shift: 12, Layers: []Layer{
+		whmConv(r, TagConv, 2, 4, 3, 1, 1, 0, 9),
+		{Tag: TagRelu},
+		whmConv(r, TagConvT, 4, 4, 2, 2, 0, 0, 4),
+	}}
+	gs = &Network{Afrac: 8, GF: 10, Shift: 12, Layers: []Layer{
+		whmConv(r, TagConvT, 2, 3, 3, 2, 1, 1, 9),
+		whmIGDN(r, 3),
+		{Tag: TagLeaky, SlopeQ: -3, SlopeFrac: 4},
+		whmConv(r, TagConv, 3, 3, 1, 1, 0, 0, 1),
+	}}
+	return hs, gs
+}
+
+// audioNet is a wam1/1 network: [2, 1, T] → [1, 1, 2T].
+func audioNet() *Network {
+	r := &prng{s: 0x5eed0003}
+	return &Network{Afrac: 10, GF: 12, Shift: 12, OneD: true, Layers: []Layer{
+		whmConv(r, TagConvT, 2, 2, 4, 2, 1, 0, 4),
+		whmIGDN(r, 2),
+		{Tag: TagRelu},
+		whmConv(r, TagConv, 2, 1, 3, 1, 1, 0, 3),
+	}}
+}
+
+// worldNets is a world/1 pair with C = 2 and A = 3: T reads 5 channels and
+// gives 2 back; g_s gives 3.
+func worldNets() (t, gs *Network) {
+	r := &prng{s: 0x5eed0004}
+	t = &Network{Afrac: 8, GF: 10, Shift: 12, Layers: []Layer{
+		whmConv(r, TagConv, 5, 4, 3, 1, 1, 0, 9),
+		{Tag: TagLeaky, SlopeQ: 1, SlopeFrac: 3},
+		whmConv(r, TagConv, 4, 2, 1, 1, 0, 0, 1),
+	}}
+	gs = &Network{Afrac: 8, GF: 10, Shift: 12, Layers: []Layer{
+		whmConv(r, TagConv, 2, 3, 1, 1, 0, 0, 1),
+	}}
+	return t, gs
+}
+
+// jpegaiNorm is a norm.json that passes §13.6.1's load checks: 32 pmf rows
+// of width 4, 32 bounds, non-decreasing cdf rows and small gains.
+func jpegaiNorm() *Norm {
+	r := &prng{s: 0x5eed0005}
+	n := &Norm{Bounds: r.ints(32, 0, 255)}
+	for range 32 {
+		a := r.ints(3, 0, 85)
+		n.PMF = append(n.PMF, []int64{a[0], a[1], a[2], 256 - a[0] - a[1] - a[2]})
+	}
+	rows := func(c int) [][]int64 {
+		out := make([][]int64, c)
+		for i := range out {
+			row := make([]int64, 63)
+			for j := range row {
+				row[j] = int64(j * 4) // 0 … 248, non-decreasing
+			}
+			out[i] = row
+		}
+		return out
+	}
+	n.CdfsY, n.CdfsUV = rows(czY), rows(czUV)
+	n.GainY, n.GainUV = r.ints(czY, -500, 500), r.ints(czUV, -500, 500)
+	return n
+}
+
+// jpegaiBlocks are Table 13.6-A's blocks for cz channels with C1 = 2 and
+// C2 = 2 (C3 = 16·cz).
+func jpegaiBlocks(seed uint64, cz int) [3]ScaleBlock {
+	r := &prng{s: seed}
+	c3 := 16 * cz
+	return [3]ScaleBlock{
+		{W: r.ints(2*cz, -20, 20), Bias: r.ints(2, -100, 100), Shift: r.ints(2, 0, 8)},
+		{W: r.ints(2*2*9, -200, 200), Bias: r.ints(2, -100, 100), Shift: r.ints(2, 0, 8)},
+		{W: r.ints(c3*2, -1000, 1000), Bias: r.ints(c3, -100, 100), Shift: r.ints(c3, 0, 8)},
+	}
+}
+
+// jpegaiAcc64OneUnit makes the luma blocks fail acc64 by one unit: block 1
+// reads only channel 0 with weight 1, so its sum lies in z's [−31, 32], and
+// a pre bias of 2^63 − 32 takes rq.t's top to 2^63, one past I64.
+func jpegaiAcc64OneUnit() [3]ScaleBlock {
+	b := jpegaiBlocks(0x5eed0006, czY)
+	b[0].W = make([]int64, 2*czY)
+	b[0].W[0] = 1
+	b[0].Bias = []int64{1<<63 - 1 - 31, 0}
+	return b
+}

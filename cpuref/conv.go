@@ -10,8 +10,8 @@ import (
 
 // conv is §5.2 conv, with three exact paths picked per decode:
 //
-//   - i32: every weight fits i32 and B = max_o Σ|Wt[o]|·max|x| ≤ 2^31 − 1,
-//     where max|x| is over this decode's actual input. Every term w·x and
+//   - i32: every weight and max|x| fit i32, and B = max_o Σ|Wt[o]|·max|x|
+//     ≤ 2^31 − 1, where max|x| is over this decode's actual input. Every term w·x and
 //     every partial sum of any subset of o's terms (conv.term, conv.acc
 //     without the bias) then lies in [−B, B], so int32 arithmetic is exact:
 //     the whole sum is one §6 chunk (K_c ≥ cg·kh·kw terms).
@@ -91,18 +91,39 @@ func (k *convKernel) bound(x uint64) (int64, bool) {
 	return int64(b.lo), true
 }
 
-func (k *convKernel) run(x, out *tensor.T) error {
-	b, ok := k.bound(maxAbs(x.Data))
+// convPath is one of the three exact paths of convKernel.
+type convPath int
+
+const (
+	pathI32 convPath = iota
+	pathI64
+	pathExact
+)
+
+// choose picks the narrowest path whose bound holds for this input.
+func (k *convKernel) choose(x []int64) convPath {
+	X := maxAbs(x)
+	b, ok := k.bound(X)
 	switch {
-	case ok && b <= 1<<31-1 && k.w32 != nil:
+	case ok && b <= 1<<31-1 && X <= 1<<31-1 && k.w32 != nil:
+		return pathI32
+	case ok:
+		return pathI64
+	}
+	return pathExact
+}
+
+func (k *convKernel) run(x, out *tensor.T) error {
+	switch k.choose(x.Data) {
+	case pathI32:
 		x32 := make([]int32, len(x.Data))
 		for i, v := range x.Data {
-			x32[i] = int32(v) // |v| ≤ B ≤ 2^31 − 1 (or v = 0)
+			x32[i] = int32(v) // |v| ≤ max|x| ≤ 2^31 − 1 (choose)
 		}
 		return parallelRows(out.Shape.H, convWork(x.Shape), func(y0, y1 int) error {
 			return convRows(k, x32, k.w32, x.Shape, out, y0, y1)
 		})
-	case ok:
+	case pathI64:
 		return parallelRows(out.Shape.H, convWork(x.Shape), func(y0, y1 int) error {
 			return convRows(k, x.Data, k.p.W, x.Shape, out, y0, y1)
 		})

@@ -71,7 +71,7 @@ func newStep(g *whg1.Graph, op *whg1.Op) (step, error) {
 	case *whg1.L2Norm:
 		return one(func(x, y *tensor.T) error { return l2norm(p, x, y) }), nil
 	case *whg1.Elu:
-		return pure(func(x, y *tensor.T) { elu(p, x, y) }), nil
+		return one(func(x, y *tensor.T) error { return elu(p, x, y) }), nil
 	case *whg1.Contraction:
 		if op.Code == whg1.OpGram {
 			return two(func(a, b, y *tensor.T) error { return gram(p, a, b, y) }), nil

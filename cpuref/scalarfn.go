@@ -56,16 +56,21 @@ func sigmoid(in, out *tensor.T) {
 }
 
 // elu is §5.8 elu(α): v for v > 0, else ⌊α·(exp_neg_q16(v) − 2^16) / 2^16⌋.
-// elu.p = α·(e − 2^16) is class wide and is formed exactly in 128 bits; as
-// e − 2^16 ∈ [−2^16, 17], the result lies between −|α| and |α| and always
-// fits i64. At v = 0, e = 65553 and the result is ⌊17·α / 2^16⌋.
-func elu(p *whg1.Elu, in, out *tensor.T) {
+// elu.p = α·(e − 2^16) is class wide and is formed exactly in 128 bits. As
+// e − 2^16 ∈ [−2^16, 17] the result lies between −|α| and |α|, so only
+// α = −2^63 with e = 0 gives one past i64 (2^63). At v = 0, e = 65553 and
+// the result is ⌊17·α / 2^16⌋.
+func elu(p *whg1.Elu, in, out *tensor.T) error {
 	for i, v := range in.Data {
 		if v > 0 {
 			out.Data[i] = v
 			continue
 		}
 		y := mul64(p.Alpha, expNegQ16(-uint64(v))-1<<16).shr(16)
+		if !y.fitsI64() {
+			return outside("elu")
+		}
 		out.Data[i] = int64(y.lo)
 	}
+	return nil
 }

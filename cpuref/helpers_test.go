@@ -1,0 +1,44 @@
+package cpuref
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/waiops/waiops/refusal"
+	"github.com/waiops/waiops/tensor"
+)
+
+// tn is a [c, h, w] tensor holding data.
+func tn(c, h, w int, data ...int64) *tensor.T {
+	if len(data) != c*h*w {
+		panic("tn: data does not match the shape")
+	}
+	return &tensor.T{Shape: tensor.Shape{C: c, H: h, W: w}, Data: data}
+}
+
+// like is a zero tensor of shape [c, h, w], for an output.
+func like(c, h, w int) *tensor.T { return tensor.New(tensor.Shape{C: c, H: h, W: w}) }
+
+func expect(t *testing.T, what string, got *tensor.T, want ...int64) {
+	t.Helper()
+	if !slices.Equal(got.Data, want) {
+		t.Errorf("%s = %v, want %v", what, got.Data, want)
+	}
+}
+
+// expectRefusal checks that err is a refusal with the given code.
+func expectRefusal(t *testing.T, what string, err error, code refusal.Code) {
+	t.Helper()
+	var r *refusal.Error
+	if !errors.As(err, &r) || r.Code != code {
+		t.Errorf("%s: err = %v, want a %s refusal", what, err, code)
+	}
+}
+
+func noErr(t *testing.T, what string, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}

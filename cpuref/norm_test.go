@@ -1,0 +1,124 @@
+package cpuref
+
+import (
+	"testing"
+
+	"github.com/waiops/waiops/whg1"
+)
+
+func TestIGDNFloorsEachTerm(t *testing.T) {
+	// C = 2, gf = 1, frac = 0, γ = [[1, 1], [−1, 3]], β = (3, 0); two
+	// positions, A = (1, 1) and B = (−3, 2).
+	// A: x² = (1, 1). N0 = 3 + ⌊1/2⌋ + ⌊1/2⌋ = 3 → r0 = 1 → out0 = 1.
+	//    (Flooring the sum: 3 + ⌊2/2⌋ = 4 → r = 2 → 2: a different function.)
+	//    N1 = 0 + ⌊−1/2⌋ + ⌊3/2⌋ = −1 + 1 = 0 → r1 = 0 → out1 = 0.
+	//    (Flooring the sum: ⌊2/2⌋ = 1 → r = 1 → 1.)
+	// B: x² = (9, 4). N0 = 3 + 4 + 2 = 9 → r0 = 3 → out0 = −3·3 = −9.
+	//    N1 = 0 + ⌊−9/2⌋ + ⌊12/2⌋ = −5 + 6 = 1 → r1 = 1 → out1 = 2.
+	p := &whg1.IGDN{GF: 1, Frac: 0, Gamma: []int64{1, 1, -1, 3}, Beta: []int64{3, 0}}
+	out := like(2, 1, 2)
+	noErr(t, "igdn", igdn(p, tn(2, 1, 2, 1, -3, 1, 2), out))
+	expect(t, "igdn", out, 1, -9, 0, 2)
+}
+
+func TestIGDNFracAndWide(t *testing.T) {
+	// C = 1, γ = 0, β = 16, frac = 3: r = 4; x = −3 → ⌊−12/8⌋ = −2 (trunc −1);
+	// x = 5 → ⌊20/8⌋ = 2. A negative N: β = −7 → r = isqrt(0) = 0 → 0.
+	out := like(1, 1, 2)
+	noErr(t, "igdn", igdn(&whg1.IGDN{Frac: 3, Gamma: []int64{0}, Beta: []int64{16}}, tn(1, 1, 2, -3, 5), out))
+	expect(t, "igdn frac", out, -2, 2)
+	noErr(t, "igdn", igdn(&whg1.IGDN{Frac: 3, Gamma: []int64{0}, Beta: []int64{-7}}, tn(1, 1, 2, -3, 5), out))
+	expect(t, "igdn N<0", out, 0, 0)
+	// Wide: x = 2^40, γ = 2^20, gf = 0: x² = 2^80, N = 2^100, r = 2^50,
+	// x·r = 2^90, frac = 40 → 2^50; x = −2^40 → −2^50.
+	noErr(t, "igdn", igdn(&whg1.IGDN{Frac: 40, Gamma: []int64{1 << 20}, Beta: []int64{0}}, tn(1, 1, 2, 1<<40, -1<<40), out))
+	expect(t, "igdn wide", out, 1<<50, -1<<50)
+}
+
+func TestLayerNormC(t *testing.T) {
+	g := []int64{65536, 65536, 65536}
+	b := []int64{0, 0, 0}
+	// Odd C = 3, ε = 1, γ = 2^16, β = 0, four positions:
+	// (0, 0, 1):  S = 1, M = 1 + 1 = 2, m = trunc(2/3) = 0, d = (0, 0, 1),
+	//             T = 1, V = ⌊1/3⌋ = 0, U = 1, k = 2^32, n = d·2^16.
+	// (0, 0, −1): S = −1, M = −2, m = trunc(−2/3) = 0 (floor would give −1),
+	//             d = (0, 0, −1) → n = (0, 0, −65536).
+	// (1, 2, 2):  S = 5, M = 6, m = 2, d = (−1, 0, 0) → (−65536, 0, 0).
+	// (−1, −1, 0): S = −2, M = −3, m = −1, d = (0, 0, 1) → (0, 0, 65536).
+	p := &whg1.LayerNorm{Eps: 1, Gamma: g, Beta: b}
+	in := tn(3, 1, 4,
+		0, 0, 1, -1,
+		0, 0, 2, -1,
+		1, -1, 2, 0)
+	out := like(3, 1, 4)
+	noErr(t, "layernorm_c", layernormC(p, in, out))
+	expect(t, "layernorm_c odd C", out,
+		0, 0, -65536, 0,
+		0, 0, 0, 0,
+		65536, -65536, 0, 65536)
+
+	// A half mean, C = 2: (0, 1): S = 1, M = 1 + 1 = 2, m = 1 (the half
+	// rounds away from zero), d = (−1, 0), T = 1, V = 0, U = 1, k = 2^32.
+	// (0, −1): S = −1, M = −2, m = −1, d = (1, 0).
+	// (0, 200): S = 200, M = 201, m = 100, d = (−100, 100), T = 20000,
+	// V = 10000, U = 10001, r = 100, k = ⌊2^32/100⌋ = 42949672,
+	// n = ⌊∓4294967200 / 65536⌋ = (−65536, 65535).
+	// γ = (32768, −65536), β = (1, 2):
+	// out0 = ⌊n0·32768 / 65536⌋ + 1, out1 = ⌊n1·(−65536) / 65536⌋ + 2.
+	p = &whg1.LayerNorm{Eps: 1, Gamma: []int64{32768, -65536}, Beta: []int64{1, 2}}
+	in = tn(2, 1, 3,
+		0, 0, 0,
+		1, -1, 200)
+	out = like(2, 1, 3)
+	noErr(t, "layernorm_c", layernormC(p, in, out))
+	expect(t, "layernorm_c half mean", out,
+		-32768+1, 32768+1, -32768+1,
+		0+2, 0+2, -65535+2)
+
+	// ε = 2^64 − 1, C = 3:
+	// (0, 0, −1): V = 0, U = 2^64 − 1, r = 2^32 − 1, k = 1,
+	//             n = (0, 0, ⌊−1/65536⌋ = −1).
+	// (−2, 2, 0): S = 0, m = 0, T = 8, V = 2, U = 2^64 + 1 (past 64 bits),
+	//             r = 2^32, k = 1, n = (⌊−2/65536⌋ = −1, 0, 0).
+	// γ = (131072, 65536, 65536), β = (5, 6, 7): ⌊n·γ/2^16⌋ + β.
+	p = &whg1.LayerNorm{Eps: 1<<64 - 1, Gamma: []int64{131072, 65536, 65536}, Beta: []int64{5, 6, 7}}
+	in = tn(3, 1, 2,
+		0, -2,
+		0, 2,
+		-1, 0)
+	out = like(3, 1, 2)
+	noErr(t, "layernorm_c", layernormC(p, in, out))
+	expect(t, "layernorm_c ε = 2^64 − 1", out,
+		5, -2+5,
+		6, 6,
+		-1+7, 7)
+}
+
+func TestL2Norm(t *testing.T) {
+	// ch0 (−3, 4), ε = 1: T = 25, U = 26, r = 5, k = ⌊2^32/5⌋ = 858993459;
+	// ⌊−3·858993459 / 65536⌋ = ⌊−39321.6⌋ = −39322; ⌊4·k / 65536⌋ = 52428.
+	// ch1 (0, 0): U = 1, k = 2^32, out 0.
+	out := like(2, 1, 2)
+	noErr(t, "l2norm", l2norm(&whg1.L2Norm{Eps: 1}, tn(2, 1, 2, -3, 4, 0, 0), out))
+	expect(t, "l2norm", out, -39322, 52428, 0, 0)
+	// ε = 2^64 − 1 on (−1, 0): T = 1, U = 2^64 (past 64 bits), r = 2^32, k = 1;
+	// ⌊−1/65536⌋ = −1.
+	out = like(1, 1, 2)
+	noErr(t, "l2norm", l2norm(&whg1.L2Norm{Eps: 1<<64 - 1}, tn(1, 1, 2, -1, 0), out))
+	expect(t, "l2norm ε = 2^64 − 1", out, -1, 0)
+}
+
+func TestSoftmax(t *testing.T) {
+	// Row 0 (0, 0, 0): e = 65553 each, Σ = 196659, ⌊Σ/2⌋ = 98329,
+	//   ⌊(65553·65536 + 98329) / 196659⌋ = 21845: the row sums to 65535.
+	out := like(1, 1, 3)
+	softmax(tn(1, 1, 3, 0, 0, 0), out)
+	expect(t, "softmax (0, 0, 0)", out, 21845, 21845, 21845)
+	// Two rows, W = 2: (5, 5 − 45426): e = (65553, 32776), Σ = 98329,
+	//   ⌊(65553·65536 + 49164) / 98329⌋ = 43691, ⌊(32776·65536 + 49164) / 98329⌋ = 21845.
+	// (2^63 − 1, −2^63): m − v = 2^64 − 1 → e = (65553, 0), Σ = 65553,
+	//   ⌊(65553·65536 + 32776) / 65553⌋ = 65536, 0.
+	out = like(1, 2, 2)
+	softmax(tn(1, 2, 2, 5, 5-45426, 1<<63-1, -1<<63), out)
+	expect(t, "softmax", out, 43691, 21845, 65536, 0)
+}

@@ -1,0 +1,135 @@
+//go:build cgo
+
+package gpu
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/go-gl/gl/v4.3-core/gl"
+)
+
+// buffer is an int32 array on the device, split across as many storage
+// buffers as it needs, each of at most 2^ChunkShift elements (§6, §9.4: a
+// tensor may be split across several storage bindings).
+type buffer struct {
+	ids []uint32
+	n   int
+}
+
+// newBuffer allocates n elements (at least one, so that an empty parameter
+// array still binds). It runs on the GL thread.
+func (d *Device) newBuffer(n int) *buffer {
+	b := &buffer{n: n}
+	chunk := 1 << d.lim.ChunkShift
+	for left := max(n, 1); left > 0; left -= chunk {
+		var id uint32
+		gl.GenBuffers(1, &id)
+		gl.BindBuffer(gl.SHADER_STORAGE_BUFFER, id)
+		gl.BufferData(gl.SHADER_STORAGE_BUFFER, 4*min(left, chunk), nil, gl.DYNAMIC_COPY)
+		b.ids = append(b.ids, id)
+	}
+	return b
+}
+
+// upload allocates a buffer holding data.
+func (d *Device) upload(data []int32) *buffer {
+	b := d.newBuffer(len(data))
+	chunk := 1 << d.lim.ChunkShift
+	for j, id := range b.ids {
+		part := data[min(j*chunk, len(data)):min((j+1)*chunk, len(data))]
+		if len(part) == 0 {
+			continue
+		}
+		gl.BindBuffer(gl.SHADER_STORAGE_BUFFER, id)
+		gl.BufferSubData(gl.SHADER_STORAGE_BUFFER, 0, 4*len(part), unsafe.Pointer(&part[0]))
+	}
+	return b
+}
+
+// download reads a buffer back, after the barrier that makes every shader
+// write visible to it (CONVENTIONS §6).
+func (d *Device) download(b *buffer) []int32 {
+	gl.MemoryBarrier(gl.BUFFER_UPDATE_BARRIER_BIT)
+	out := make([]int32, b.n)
+	chunk := 1 << d.lim.ChunkShift
+	for j, id := range b.ids {
+		part := out[j*chunk : min((j+1)*chunk, b.n)]
+		gl.BindBuffer(gl.SHADER_STORAGE_BUFFER, id)
+		gl.GetBufferSubData(gl.SHADER_STORAGE_BUFFER, 0, 4*len(part), unsafe.Pointer(&part[0]))
+	}
+	return out
+}
+
+// free releases the buffer's storage.
+func (b *buffer) free() {
+	if b != nil && len(b.ids) > 0 {
+		gl.DeleteBuffers(int32(len(b.ids)), &b.ids[0])
+		b.ids = nil
+	}
+}
+
+// kernel is one dispatch: a shader variant, its storage operands and its
+// uniforms, over groups work groups.
+type kernel struct {
+	shader string
+	defs   []string
+	in     []*buffer // slots in0, in1
+	out    *buffer   // slot out
+	prm    *buffer   // slot prm, or nil
+	uni    map[string]int
+	groups int
+}
+
+// dispatch runs k on the GL thread, then a storage barrier so that the
+// next dispatch reads what this one wrote (CONVENTIONS §6).
+func (d *Device) dispatch(k kernel) error {
+	var slots []slot
+	var bufs []*buffer
+	for i, b := range k.in {
+		slots = append(slots, slot{fmt.Sprintf("in%d", i), len(b.ids)})
+		bufs = append(bufs, b)
+	}
+	slots = append(slots, slot{"out", len(k.out.ids)})
+	bufs = append(bufs, k.out)
+	if k.prm != nil {
+		slots = append(slots, slot{"prm", len(k.prm.ids)})
+		bufs = append(bufs, k.prm)
+	}
+	p, err := d.program(k.shader, k.defs, slots)
+	if err != nil {
+		return err
+	}
+	gx := min(k.groups, d.lim.MaxGroupCount[0])
+	gy := (k.groups + gx - 1) / gx
+	if gy > d.lim.MaxGroupCount[1] {
+		return fmt.Errorf("gpu: %s: %d work groups pass the device's grid", k.shader, k.groups)
+	}
+	gl.UseProgram(p.id)
+	binding := uint32(0)
+	for _, b := range bufs {
+		for _, id := range b.ids {
+			gl.BindBufferBase(gl.SHADER_STORAGE_BUFFER, binding, id)
+			binding++
+		}
+	}
+	for name, v := range k.uni {
+		if loc := p.uniform(name); loc >= 0 {
+			gl.Uniform1i(loc, int32(v))
+		}
+	}
+	gl.DispatchCompute(uint32(gx), uint32(gy), 1)
+	gl.MemoryBarrier(gl.SHADER_STORAGE_BARRIER_BIT)
+	return nil
+}
+
+// elementwise runs a one-thread-per-element kernel over n elements; the
+// shader reads n as the uniform N.
+func (d *Device) elementwise(k kernel, n int) error {
+	if k.uni == nil {
+		k.uni = map[string]int{}
+	}
+	k.uni["N"] = n
+	k.groups = (n + localSize - 1) / localSize
+	return d.dispatch(k)
+}

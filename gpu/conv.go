@@ -1,0 +1,81 @@
+//go:build cgo
+
+package gpu
+
+import (
+	"fmt"
+
+	"github.com/waiops/waiops/whg1"
+)
+
+// The tiled conv kernel's limits: its largest work group, and the shared
+// memory its patch and weights may take (GL guarantees 32 KiB; Open refuses
+// a device with less than this budget).
+const (
+	convMaxThreads   = 128
+	convSharedBudget = 16 << 10
+	convMaxOCB       = 8 // output channels per thread
+)
+
+// convTile picks a work-group tile (tx × ty output positions) whose input
+// patch and weights fit the shared budget, preferring wide tiles; a 1-D
+// signal (one output row) takes a row of 64. ok is false when even a 1 × 1
+// tile does not fit: the kernel is then run with global reads.
+func convTile(ho, kh, kw, sh, sw, ocb int) (tx, ty int, ok bool) {
+	tiles := [][2]int{{16, 8}, {8, 8}, {8, 4}, {4, 4}, {2, 2}, {1, 1}}
+	if ho == 1 {
+		tiles = [][2]int{{64, 1}, {16, 1}, {4, 1}, {1, 1}}
+	}
+	for _, t := range tiles {
+		patch := ((t[1]-1)*sh + kh) * ((t[0]-1)*sw + kw)
+		if 4*(patch+ocb*kh*kw) <= convSharedBudget {
+			return t[0], t[1], true
+		}
+	}
+	return tiles[0][0], tiles[0][1], false
+}
+
+// §5.2 conv: conv.comp, a variant per kernel geometry, tile and rq.
+func init() {
+	preps[whg1.OpConv] = func(g *whg1.Graph, op *whg1.Op) (prepared, error) {
+		p := op.Params.(*whg1.Conv)
+		// acc32: each weight fits i32 (§7.2).
+		prm, err := narrow(p.W, "conv weights")
+		if err != nil {
+			return prepared{}, err
+		}
+		uni := map[string]int{"P_W": 0, "PH": int(p.PH), "PW": int(p.PW)}
+		rqDefs, err := appendRQ(&prm, &p.RQ, uni)
+		if err != nil {
+			return prepared{}, err
+		}
+		og := int(p.Cout / p.Groups)
+		ocb := min(og, convMaxOCB)
+		kh, kw, sh, sw := int(p.KH), int(p.KW), int(p.SH), int(p.SW)
+		return prepared{prm: prm, run: func(d *Device, c *opCall) error {
+			in, out := c.inS[0], c.outS[0]
+			tx, ty, tiled := convTile(out.H, kh, kw, sh, sw, ocb)
+			defs := append([]string{
+				fmt.Sprintf("TX %d", tx), fmt.Sprintf("TY %d", ty), fmt.Sprintf("OCB %d", ocb),
+				fmt.Sprintf("KH %d", kh), fmt.Sprintf("KW %d", kw), fmt.Sprintf("SH %d", sh), fmt.Sprintf("SW %d", sw),
+				fmt.Sprintf("TILED %d", b2i(tiled)),
+			}, rqDefs...)
+			tilesX, tilesY := (out.W+tx-1)/tx, (out.H+ty-1)/ty
+			blocks := (og + ocb - 1) / ocb
+			groups := tilesX * tilesY * blocks * int(p.Groups)
+			u := merge(uni, map[string]int{
+				"H": in.H, "W": in.W, "HO": out.H, "WO": out.W,
+				"CG": in.C / int(p.Groups), "OG": og,
+				"TILES_X": tilesX, "TILES_Y": tilesY, "BLOCKS": blocks, "G": groups,
+			})
+			return d.dispatch(kernel{shader: "conv", defs: defs, in: c.in, out: c.out[0], prm: c.prm, uni: u, groups: groups})
+		}}, nil
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,172 @@
+//go:build cgo
+
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+
+	"github.com/go-gl/gl/v4.3-core/gl"
+	"github.com/go-gl/glfw/v3.3/glfw"
+)
+
+// maxTensorElems is §3's cap on every tensor.
+const maxTensorElems = 1 << 26
+
+// Slots a kernel binds: up to two input tensors, one output tensor and one
+// parameter array (every operator with more tensors is dispatched once per
+// tensor, see concat and the subpos operators).
+const tensorSlots = 3
+
+// localSize is the work-group size of every one-thread-per-element kernel.
+const localSize = 64
+
+// Limits are the device limits this package reads and relies on
+// (CONVENTIONS §6: query them, never assume them).
+type Limits struct {
+	MaxSSBOBytes    int64  // GL_MAX_SHADER_STORAGE_BLOCK_SIZE
+	MaxSSBOBlocks   int32  // GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS
+	MaxSSBOBindings int32  // GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS
+	MaxGroupCount   [3]int // GL_MAX_COMPUTE_WORK_GROUP_COUNT
+	MaxGroupSize    [3]int // GL_MAX_COMPUTE_WORK_GROUP_SIZE
+	MaxInvocations  int32  // GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS
+	MaxSharedBytes  int32  // GL_MAX_COMPUTE_SHARED_MEMORY_SIZE
+	ChunkShift      uint   // a tensor binding holds 2^ChunkShift elements
+	ChunksPerTensor int    // bindings a 2^26-element tensor needs
+}
+
+// Device is one GL 4.3 core context on its own OS thread. It is safe for
+// concurrent use: every call is serialised on that thread.
+type Device struct {
+	th    *glThread
+	win   *glfw.Window
+	ident map[string]string
+	lim   Limits
+	progs map[string]*glProgram // compiled variants, GL thread only
+}
+
+var (
+	openMu sync.Mutex
+	opened *Device
+)
+
+// Open returns the process's GL device, making the context on first use
+// (GLFW allows one initialisation per process, so every caller shares it).
+// The error says why there is none: no display, no GL 4.3 core context, or a
+// limit too small for §3's 2^26-element tensors.
+func Open() (*Device, error) {
+	openMu.Lock()
+	defer openMu.Unlock()
+	if opened != nil {
+		return opened, nil
+	}
+	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		return nil, errors.New("gpu: no display (DISPLAY is not set; start Xvfb, see scripts/setup.sh)")
+	}
+	d := &Device{progs: map[string]*glProgram{}}
+	th, err := startThread(d.initGL)
+	if err != nil {
+		return nil, err
+	}
+	d.th = th
+	opened = d
+	return d, nil
+}
+
+// initGL runs on the GL thread: a hidden window with a 4.3 core context,
+// then gl.Init once the context is current, then the identity and limits.
+func (d *Device) initGL() error {
+	if err := glfw.Init(); err != nil {
+		return fmt.Errorf("gpu: no display: %v", err)
+	}
+	glfw.WindowHint(glfw.Visible, glfw.False)
+	glfw.WindowHint(glfw.ContextVersionMajor, 4)
+	glfw.WindowHint(glfw.ContextVersionMinor, 3)
+	glfw.WindowHint(glfw.OpenGLProfile, glfw.OpenGLCoreProfile)
+	glfw.WindowHint(glfw.OpenGLForwardCompatible, glfw.True)
+	win, err := glfw.CreateWindow(16, 16, "waiops", nil, nil)
+	if err != nil {
+		glfw.Terminate()
+		return fmt.Errorf("gpu: no GL 4.3 core context: %v", err)
+	}
+	win.MakeContextCurrent()
+	if err := gl.Init(); err != nil {
+		win.Destroy()
+		glfw.Terminate()
+		return fmt.Errorf("gpu: GL 4.3 entry points missing: %v", err)
+	}
+	d.win = win
+	d.ident = map[string]string{
+		"fabric":   "gpu",
+		"vendor":   gl.GoStr(gl.GetString(gl.VENDOR)),
+		"renderer": gl.GoStr(gl.GetString(gl.RENDERER)),
+		"version":  gl.GoStr(gl.GetString(gl.VERSION)),
+		"glsl":     gl.GoStr(gl.GetString(gl.SHADING_LANGUAGE_VERSION)),
+	}
+	return d.readLimits()
+}
+
+// readLimits queries the limits and refuses a device too small for §3's
+// tensors split across at most the bindings one kernel may use.
+func (d *Device) readLimits() error {
+	var l Limits
+	gl.GetInteger64v(gl.MAX_SHADER_STORAGE_BLOCK_SIZE, &l.MaxSSBOBytes)
+	gl.GetIntegerv(gl.MAX_COMPUTE_SHADER_STORAGE_BLOCKS, &l.MaxSSBOBlocks)
+	gl.GetIntegerv(gl.MAX_SHADER_STORAGE_BUFFER_BINDINGS, &l.MaxSSBOBindings)
+	gl.GetIntegerv(gl.MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &l.MaxInvocations)
+	gl.GetIntegerv(gl.MAX_COMPUTE_SHARED_MEMORY_SIZE, &l.MaxSharedBytes)
+	for i := range 3 {
+		var c, s int32
+		gl.GetIntegeri_v(gl.MAX_COMPUTE_WORK_GROUP_COUNT, uint32(i), &c)
+		gl.GetIntegeri_v(gl.MAX_COMPUTE_WORK_GROUP_SIZE, uint32(i), &s)
+		l.MaxGroupCount[i], l.MaxGroupSize[i] = int(c), int(s)
+	}
+	// A binding holds a power of two of int32 elements, so that an element's
+	// binding is its index shifted right (§9.4: tile a tensor across bindings).
+	for l.ChunkShift = 26; l.ChunkShift > 0 && int64(4)<<l.ChunkShift > l.MaxSSBOBytes; l.ChunkShift-- {
+	}
+	l.ChunksPerTensor = maxTensorElems >> l.ChunkShift
+	for k, v := range map[string]int64{
+		"max_ssbo_bytes":    l.MaxSSBOBytes,
+		"max_ssbo_blocks":   int64(l.MaxSSBOBlocks),
+		"max_group_count_x": int64(l.MaxGroupCount[0]),
+		"max_group_count_y": int64(l.MaxGroupCount[1]),
+		"max_group_size_x":  int64(l.MaxGroupSize[0]),
+		"max_invocations":   int64(l.MaxInvocations),
+		"max_shared_bytes":  int64(l.MaxSharedBytes),
+		"bindings_per_2p26": int64(l.ChunksPerTensor),
+	} {
+		d.ident[k] = strconv.FormatInt(v, 10)
+	}
+	d.lim = l
+	need := int32(tensorSlots*l.ChunksPerTensor + 1)
+	switch {
+	case l.ChunkShift < 20:
+		return fmt.Errorf("gpu: GL_MAX_SHADER_STORAGE_BLOCK_SIZE %d is too small (want ≥ 4 MiB)", l.MaxSSBOBytes)
+	case l.MaxSSBOBlocks < need || l.MaxSSBOBindings < need:
+		return fmt.Errorf("gpu: %d storage blocks per compute shader, %d bindings; want %d", l.MaxSSBOBlocks, l.MaxSSBOBindings, need)
+	case l.MaxGroupSize[0] < convMaxThreads || l.MaxInvocations < convMaxThreads:
+		return fmt.Errorf("gpu: work-group size %d (%d invocations) is under %d", l.MaxGroupSize[0], l.MaxInvocations, convMaxThreads)
+	case l.MaxGroupCount[0] < 1024 || l.MaxGroupCount[1] < 1024:
+		return fmt.Errorf("gpu: work-group counts %v are too small", l.MaxGroupCount)
+	case l.MaxSharedBytes < convSharedBudget:
+		return fmt.Errorf("gpu: %d bytes of shared memory, want %d", l.MaxSharedBytes, convSharedBudget)
+	}
+	return nil
+}
+
+// Identity names the fabric and the GL implementation, with the limits it
+// runs under.
+func (d *Device) Identity() map[string]string {
+	m := make(map[string]string, len(d.ident))
+	for k, v := range d.ident {
+		m[k] = v
+	}
+	return m
+}
+
+// Limits returns the limits read at Open.
+func (d *Device) Limits() Limits { return d.lim }

@@ -1,0 +1,37 @@
+//go:build cgo
+
+package gpu
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestIdentity(t *testing.T) {
+	d := openDevice(t)
+	id := d.Identity()
+	if id["fabric"] != "gpu" || id["renderer"] == "" || id["vendor"] == "" {
+		t.Fatalf("identity %v", id)
+	}
+	// A 4.3 core context (or later) reports a version from "4.3" on.
+	if v := id["version"]; v < "4.3" {
+		t.Fatalf("GL_VERSION %q is under 4.3", v)
+	}
+	l := d.Limits()
+	if int64(4)<<l.ChunkShift > l.MaxSSBOBytes || l.ChunksPerTensor<<l.ChunkShift != 1<<26 {
+		t.Fatalf("limits %+v: a binding's chunk does not fit the block size", l)
+	}
+	t.Logf("identity %v", id)
+}
+
+// A shader that does not compile returns its info log and numbered source.
+func TestCompileError(t *testing.T) {
+	d := openDevice(t)
+	err := d.th.call(func() error {
+		_, err := compile("broken", "#version 430\nlayout(local_size_x = 1) in;\nvoid main() { undefined_name = 1; }\n")
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "   3  void main()") || !strings.Contains(err.Error(), "broken.comp") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,0 +1,30 @@
+//go:build !cgo
+
+package gpu
+
+import (
+	"errors"
+
+	"github.com/waiops/waiops/tensor"
+)
+
+// errNoGPU is what every entry point of a build without cgo returns.
+var errNoGPU = errors.New("gpu: no GPU in this build (built without cgo)")
+
+// Device is the GL device; a build without cgo has none.
+type Device struct{}
+
+// Program is a graph loaded on the device; a build without cgo has none.
+type Program struct{}
+
+// Open reports that this build has no GPU.
+func Open() (*Device, error) { return nil, errNoGPU }
+
+// Identity names the fabric only.
+func (*Device) Identity() map[string]string { return map[string]string{"fabric": "gpu"} }
+
+// Load reports that this build has no GPU.
+func (*Device) Load([]byte) (*Program, error) { return nil, errNoGPU }
+
+// Decode reports that this build has no GPU.
+func (*Program) Decode([]*tensor.T, []int64) ([]*tensor.T, error) { return nil, errNoGPU }

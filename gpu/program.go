@@ -1,0 +1,263 @@
+//go:build cgo
+
+package gpu
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/waiops/waiops/certify"
+	"github.com/waiops/waiops/refusal"
+	"github.com/waiops/waiops/tensor"
+	"github.com/waiops/waiops/whg1"
+)
+
+// Program is a graph loaded on the device against acc32: each operator's
+// parameters live on the device from Load on. It implements whg1.Decoder;
+// decodes through one Program are serialised on the GL thread.
+type Program struct {
+	d     *Device
+	g     *whg1.Graph
+	ops   []prepared
+	prm   []*buffer // each operator's parameter array, nil where it has none
+	lastR []int     // the last operator that reads each tensor; len(ops) for outputs
+}
+
+var _ whg1.Decoder = (*Program)(nil)
+
+// opCall is one operator's dispatch at one decode: its tensors on the
+// device with their planned shapes.
+type opCall struct {
+	in, out   []*buffer
+	inS, outS []tensor.Shape
+	pl        *whg1.Plan
+	prm       *buffer
+}
+
+// prepared is an operator made ready at Load: its parameters as one int32
+// array for the prm slot, and the dispatch that runs it.
+type prepared struct {
+	prm []int32
+	run func(d *Device, c *opCall) error
+}
+
+// preps holds each operator's preparation, registered from the file that
+// dispatches its shader (CONVENTIONS §1). The 25 of wai-ops/1-i32 (§9.1).
+var preps = map[whg1.Opcode]func(g *whg1.Graph, op *whg1.Op) (prepared, error){}
+
+// Load reads a WHG1 graph against acc32 (§8.6, §10.5): certify.Load refuses
+// a graph whose verdict does not meet acc32 with model_mismatch. It then
+// prepares every operator and uploads its parameters.
+func (d *Device) Load(b []byte) (*Program, error) {
+	g, _, err := certify.Load(b, certify.Acc32)
+	if err != nil {
+		return nil, err
+	}
+	p := &Program{d: d, g: g, ops: make([]prepared, len(g.Ops)), prm: make([]*buffer, len(g.Ops))}
+	for i := range g.Ops {
+		op := &g.Ops[i]
+		prep := preps[op.Code]
+		if prep == nil {
+			// §7.3: an acc32 graph uses only wai-ops/1-i32, so the
+			// certificate has already refused this.
+			return nil, refusal.New(refusal.ModelMismatch, "op %d (%s) is outside wai-ops/1-i32", i, op.Code)
+		}
+		if p.ops[i], err = prep(g, op); err != nil {
+			return nil, fmt.Errorf("op %d (%s): %w", i, op.Code, err)
+		}
+		if int64(len(p.ops[i].prm))*4 > d.lim.MaxSSBOBytes {
+			return nil, fmt.Errorf("gpu: op %d (%s): %d parameters pass one storage binding", i, op.Code, len(p.ops[i].prm))
+		}
+	}
+	p.lastR = make([]int, len(g.Tensors))
+	for i, op := range g.Ops {
+		for _, t := range op.In {
+			p.lastR[t] = i
+		}
+	}
+	for _, t := range g.Outputs {
+		p.lastR[t] = len(g.Ops)
+	}
+	err = d.th.call(func() error {
+		for i, op := range p.ops {
+			if op.prm != nil {
+				p.prm[i] = d.upload(op.prm)
+			}
+		}
+		return nil
+	})
+	return p, err
+}
+
+// Graph is the loaded graph.
+func (p *Program) Graph() *whg1.Graph { return p.g }
+
+// Close releases the parameters on the device.
+func (p *Program) Close() error {
+	return p.d.th.call(func() error {
+		for _, b := range p.prm {
+			b.free()
+		}
+		return nil
+	})
+}
+
+// Decode runs one decode (§4): run steps 1–3 are whg1's PlanRun; step 4
+// applies the input policies on the host, uploads the inputs, runs every
+// operator on the device, keeping every intermediate there, and downloads
+// only the outputs. inputs holds every input in input-table order, state
+// inputs included (whg1.Sequence builds them).
+func (p *Program) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, error) {
+	g := p.g
+	shapes := make([]tensor.Shape, len(inputs))
+	for i, t := range inputs {
+		if t == nil {
+			return nil, refusal.New(refusal.ModelMismatch, "input %d is missing", i)
+		}
+		shapes[i] = t.Shape
+	}
+	pl, err := g.PlanRun(shapes, scalars)
+	if err != nil {
+		return nil, err
+	}
+	host := make([][]int32, len(inputs))
+	for i, t := range inputs {
+		if len(t.Data) != t.Shape.Elems() {
+			return nil, refusal.New(refusal.ModelMismatch, "input %d: %d elements for shape %v", i, len(t.Data), t.Shape)
+		}
+		rec := g.Tensors[g.Inputs[i].Tensor]
+		v := append([]int64(nil), t.Data...)
+		// §4 run step 4: each input's policy, in input-table order.
+		if err := whg1.ApplyPolicy(rec, v, fmt.Sprintf("input %d (tensor %d)", i, g.Inputs[i].Tensor)); err != nil {
+			return nil, err
+		}
+		// acc32: every input's declared range fits i32 (§7.2 condition 1),
+		// and the policy has put every element in it.
+		if host[i], err = narrow(v, fmt.Sprintf("input %d", i)); err != nil {
+			return nil, err
+		}
+	}
+	var outs [][]int32
+	err = p.d.th.call(func() error {
+		var err error
+		outs, err = p.run(pl, host)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := make([]*tensor.T, len(g.Outputs))
+	for k, t := range g.Outputs {
+		o := tensor.New(pl.Shapes[t])
+		for i, v := range outs[k] {
+			o.Data[i] = int64(v)
+		}
+		res[k] = o
+	}
+	return res, nil
+}
+
+// run is a decode's device part, on the GL thread. Each tensor is freed
+// after its last reader.
+func (p *Program) run(pl *whg1.Plan, host [][]int32) ([][]int32, error) {
+	g, d := p.g, p.d
+	vals := make([]*buffer, len(g.Tensors))
+	defer func() {
+		for _, b := range vals {
+			b.free()
+		}
+	}()
+	for i, in := range g.Inputs {
+		vals[in.Tensor] = d.upload(host[i])
+	}
+	for i := range g.Ops {
+		op := &g.Ops[i]
+		c := &opCall{pl: pl, prm: p.prm[i]}
+		for _, t := range op.In {
+			c.in = append(c.in, vals[t])
+			c.inS = append(c.inS, pl.Shapes[t])
+		}
+		for _, t := range op.Out {
+			vals[t] = d.newBuffer(pl.Shapes[t].Elems())
+			c.out = append(c.out, vals[t])
+			c.outS = append(c.outS, pl.Shapes[t])
+		}
+		if err := p.ops[i].run(d, c); err != nil {
+			return nil, fmt.Errorf("op %d (%s): %w", i, op.Code, err)
+		}
+		for k, t := range op.Out {
+			if err := d.policy(g.Tensors[t], c.out[k]); err != nil {
+				return nil, err
+			}
+		}
+		for _, t := range op.In {
+			if p.lastR[t] == i {
+				vals[t].free()
+				vals[t] = nil
+			}
+		}
+	}
+	outs := make([][]int32, len(g.Outputs))
+	for k, t := range g.Outputs {
+		outs[k] = d.download(vals[t])
+	}
+	return outs, nil
+}
+
+// policy applies an operator output's policy on the device (§3). Under
+// acc32 only graph inputs are check (§7.2 condition 2), so an output is
+// derived or clamp, and a clamp runs in place.
+func (d *Device) policy(rec whg1.Tensor, b *buffer) error {
+	switch rec.Policy {
+	case whg1.Derived:
+		return nil
+	case whg1.Clamp:
+		lo, hi := clampBounds(rec.Lo, rec.Hi)
+		return d.elementwise(kernel{shader: "clamp", in: []*buffer{b}, out: b, uni: map[string]int{"LO": lo, "HI": hi}}, b.n)
+	}
+	return refusal.New(refusal.ModelMismatch, "a check policy inside an acc32 graph (§7.2)")
+}
+
+// clampBounds narrows clamp bounds (i64 in the model; §5.5 uses ±2^63 for
+// an open side) to i32. This is exact under acc32: the value clamped is a
+// producer result or tensor element, which fits i32 (§7.2 condition 1), and
+// so does the result. For v in i32, clamp(v, lo, hi) equals clamp(v, lo′,
+// hi′) with lo′, hi′ the bounds saturated to i32, whenever the result fits
+// i32; a bound past i32 that the result would take is excluded by the
+// certificate.
+func clampBounds(lo, hi int64) (int, int) {
+	return int(min(max(lo, math.MinInt32), math.MaxInt32)), int(min(max(hi, math.MinInt32), math.MaxInt32))
+}
+
+// narrow converts values that acc32 certifies to fit i32; one that does not
+// fit is refused rather than wrapped (no silent wrap).
+func narrow(v []int64, what string) ([]int32, error) {
+	out := make([]int32, len(v))
+	for i, x := range v {
+		if x < math.MinInt32 || x > math.MaxInt32 {
+			return nil, refusal.New(refusal.ModelMismatch, "%s: element %d = %d does not fit i32 (acc32, §7.2)", what, i, x)
+		}
+		out[i] = int32(x)
+	}
+	return out, nil
+}
+
+// unary is the dispatch of a one-input, one-output elementwise kernel over
+// the output's elements, with fixed uniforms.
+func unary(shader string, defs []string, uni map[string]int) func(d *Device, c *opCall) error {
+	return func(d *Device, c *opCall) error {
+		return d.elementwise(kernel{shader: shader, defs: defs, in: c.in[:1], out: c.out[0], prm: c.prm, uni: merge(uni, nil)}, c.outS[0].Elems())
+	}
+}
+
+// merge returns a new map holding a's entries and b's (b's win).
+func merge(a, b map[string]int) map[string]int {
+	m := make(map[string]int, len(a)+len(b)+1)
+	for k, v := range a {
+		m[k] = v
+	}
+	for k, v := range b {
+		m[k] = v
+	}
+	return m
+}

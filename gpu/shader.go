@@ -1,0 +1,160 @@
+//go:build cgo
+
+package gpu
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/go-gl/gl/v4.3-core/gl"
+	"github.com/waiops/waiops/shaders"
+)
+
+// glProgram is one compiled shader variant and its uniform locations.
+type glProgram struct {
+	id  uint32
+	uni map[string]int32
+}
+
+// slot is a storage operand of a kernel: its name in the shader (which
+// reads it with <name>_ld and writes it with <name>_st) and the number of
+// bindings it spans.
+type slot struct {
+	name   string
+	chunks int
+}
+
+// program returns the variant of shader name under defs and slots,
+// compiling and linking it on first use (CONVENTIONS §1: one compile per
+// variant). It runs on the GL thread. A compile or link failure returns the
+// info log with the numbered source, never a panic.
+func (d *Device) program(name string, defs []string, slots []slot) (*glProgram, error) {
+	key := name + "|" + strings.Join(defs, ";") + fmt.Sprint(slots)
+	if p := d.progs[key]; p != nil {
+		return p, nil
+	}
+	src, err := d.source(name, defs, slots)
+	if err != nil {
+		return nil, err
+	}
+	id, err := compile(name, src)
+	if err != nil {
+		return nil, err
+	}
+	p := &glProgram{id: id, uni: map[string]int32{}}
+	d.progs[key] = p
+	return p, nil
+}
+
+// source assembles a variant: the version line, the host's #defines, one
+// binding block per chunk of each slot with its accessors, the shared
+// include, then the operator's shader.
+func (d *Device) source(name string, defs []string, slots []slot) (string, error) {
+	body, err := shaders.FS.ReadFile(name + ".comp")
+	if err != nil {
+		return "", fmt.Errorf("gpu: no shader %s.comp: %v", name, err)
+	}
+	common, err := shaders.FS.ReadFile("common.glsl")
+	if err != nil {
+		return "", fmt.Errorf("gpu: no common.glsl: %v", err)
+	}
+	var b strings.Builder
+	b.WriteString("#version 430\n")
+	fmt.Fprintf(&b, "#define CHUNK_SHIFT %du\n#define LOCAL %d\n", d.lim.ChunkShift, localSize)
+	for _, def := range defs {
+		fmt.Fprintf(&b, "#define %s\n", def)
+	}
+	binding := 0
+	for _, s := range slots {
+		writeSlot(&b, s, binding)
+		binding += s.chunks
+	}
+	b.Write(common)
+	b.Write(body)
+	return b.String(), nil
+}
+
+// writeSlot declares slot s's bindings from binding on, and its accessors.
+// An element's binding is its index >> CHUNK_SHIFT (§9.4); each binding is
+// named with a constant index, so no block array is indexed dynamically.
+func writeSlot(b *strings.Builder, s slot, binding int) {
+	for j := range s.chunks {
+		fmt.Fprintf(b, "layout(std430, binding = %d) buffer B_%s_%d { int d[]; } %s_%d;\n", binding+j, s.name, j, s.name, j)
+	}
+	if s.chunks == 1 {
+		fmt.Fprintf(b, "int %[1]s_ld(uint i) { return %[1]s_0.d[i]; }\n", s.name)
+		fmt.Fprintf(b, "void %[1]s_st(uint i, int v) { %[1]s_0.d[i] = v; }\n", s.name)
+		return
+	}
+	mask := "((1u << CHUNK_SHIFT) - 1u)"
+	fmt.Fprintf(b, "int %s_ld(uint i) {\n\tuint c = i >> CHUNK_SHIFT;\n\tuint o = i & %s;\n", s.name, mask)
+	for j := range s.chunks - 1 {
+		fmt.Fprintf(b, "\tif (c == %du) return %s_%d.d[o];\n", j, s.name, j)
+	}
+	fmt.Fprintf(b, "\treturn %s_%d.d[o];\n}\n", s.name, s.chunks-1)
+	fmt.Fprintf(b, "void %s_st(uint i, int v) {\n\tuint c = i >> CHUNK_SHIFT;\n\tuint o = i & %s;\n", s.name, mask)
+	for j := range s.chunks - 1 {
+		fmt.Fprintf(b, "\tif (c == %du) { %s_%d.d[o] = v; return; }\n", j, s.name, j)
+	}
+	fmt.Fprintf(b, "\t%s_%d.d[o] = v;\n}\n", s.name, s.chunks-1)
+}
+
+// compile compiles and links one compute shader.
+func compile(name, src string) (uint32, error) {
+	sh := gl.CreateShader(gl.COMPUTE_SHADER)
+	csrc, free := gl.Strs(src + "\x00")
+	gl.ShaderSource(sh, 1, csrc, nil)
+	free()
+	gl.CompileShader(sh)
+	var ok int32
+	gl.GetShaderiv(sh, gl.COMPILE_STATUS, &ok)
+	if ok == gl.FALSE {
+		log := infoLog(sh, gl.GetShaderiv, gl.GetShaderInfoLog)
+		gl.DeleteShader(sh)
+		return 0, fmt.Errorf("gpu: compiling %s.comp: %s\n%s", name, log, numbered(src))
+	}
+	p := gl.CreateProgram()
+	gl.AttachShader(p, sh)
+	gl.LinkProgram(p)
+	gl.DeleteShader(sh)
+	gl.GetProgramiv(p, gl.LINK_STATUS, &ok)
+	if ok == gl.FALSE {
+		log := infoLog(p, gl.GetProgramiv, gl.GetProgramInfoLog)
+		gl.DeleteProgram(p)
+		return 0, fmt.Errorf("gpu: linking %s.comp: %s\n%s", name, log, numbered(src))
+	}
+	return p, nil
+}
+
+// infoLog reads a shader's or program's info log.
+func infoLog(id uint32, iv func(uint32, uint32, *int32), get func(uint32, int32, *int32, *uint8)) string {
+	var n int32
+	iv(id, gl.INFO_LOG_LENGTH, &n)
+	if n <= 0 {
+		return "(no info log)"
+	}
+	buf := make([]uint8, n+1)
+	get(id, n, nil, &buf[0])
+	return strings.TrimRight(gl.GoStr(&buf[0]), "\n")
+}
+
+// numbered prefixes each source line with its number, as the info log
+// cites them.
+func numbered(src string) string {
+	var b strings.Builder
+	for i, line := range strings.Split(src, "\n") {
+		fmt.Fprintf(&b, "%4d  %s\n", i+1, line)
+	}
+	return b.String()
+}
+
+// uniform returns the location of a uniform, -1 when the variant does not
+// use it (the compiler removed it).
+func (p *glProgram) uniform(name string) int32 {
+	if loc, ok := p.uni[name]; ok {
+		return loc
+	}
+	loc := gl.GetUniformLocation(p.id, gl.Str(name+"\x00"))
+	p.uni[name] = loc
+	return loc
+}

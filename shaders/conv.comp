@@ -1,0 +1,111 @@
+// conv (§5.2), tiled. A work group computes a TX × TY tile of output
+// positions for OCB output channels of one group. For each input channel
+// of the group it stages the input patch the tile reads (zero outside the
+// input: X̃ of §5.2) and the OCB × KH × KW weights in shared memory, then
+// each thread accumulates its position's OCB sums from shared memory.
+// With TILED 0 (a kernel too large for the shared budget) the same loop
+// reads global memory instead.
+//
+// acc32: every product and partial sum (conv.term, conv.acc) fits i32 in
+// any order (§6), so int accumulation is exact.
+layout(local_size_x = TX, local_size_y = TY) in;
+
+uniform int H;      // input sides
+uniform int W;
+uniform int HO;     // output sides
+uniform int WO;
+uniform int CG;     // cin / groups
+uniform int OG;     // cout / groups
+uniform int PH;     // zero padding
+uniform int PW;
+uniform int TILES_X;
+uniform int TILES_Y;
+uniform int BLOCKS; // ⌈OG / OCB⌉
+uniform int G;      // work groups in all
+uniform int P_W;    // offset of Wt[cout][cg][KH][KW] in prm
+
+#define PATCH_H ((TY - 1) * SH + KH)
+#define PATCH_W ((TX - 1) * SW + KW)
+#define KK (KH * KW)
+
+#if TILED
+shared int patch[PATCH_H * PATCH_W];
+shared int wsh[OCB * KK];
+#endif
+
+void main() {
+	uint g = group_id();
+	if (g >= uint(G)) {
+		return; // uniform across the work group
+	}
+	uint tx = g % uint(TILES_X);
+	uint ty = (g / uint(TILES_X)) % uint(TILES_Y);
+	uint rest = g / uint(TILES_X * TILES_Y);
+	uint ob = rest % uint(BLOCKS);
+	uint grp = rest / uint(BLOCKS);
+	uint lx = gl_LocalInvocationID.x;
+	uint ly = gl_LocalInvocationID.y;
+	uint lid = gl_LocalInvocationIndex;
+	int oy = int(ty) * TY + int(ly);
+	int ox = int(tx) * TX + int(lx);
+	// The patch's first input row and column (negative inside the padding).
+	int iy0 = int(ty) * TY * SH - PH;
+	int ix0 = int(tx) * TX * SW - PW;
+	uint o0 = grp * uint(OG) + ob * uint(OCB);
+	uint oEnd = (grp + 1u) * uint(OG);
+	int acc[OCB];
+	for (int q = 0; q < OCB; q++) {
+		acc[q] = 0;
+	}
+	for (int ci = 0; ci < CG; ci++) {
+		uint plane = (grp * uint(CG) + uint(ci)) * uint(H);
+#if TILED
+		for (uint k = lid; k < uint(PATCH_H * PATCH_W); k += uint(TX * TY)) {
+			int y = iy0 + int(k / uint(PATCH_W));
+			int x = ix0 + int(k % uint(PATCH_W));
+			bool inside = y >= 0 && y < H && x >= 0 && x < W;
+			patch[k] = inside ? in0_ld((plane + uint(y)) * uint(W) + uint(x)) : 0;
+		}
+		for (uint k = lid; k < uint(OCB * KK); k += uint(TX * TY)) {
+			uint o = o0 + k / uint(KK);
+			wsh[k] = o < oEnd ? prm_ld(uint(P_W) + (o * uint(CG) + uint(ci)) * uint(KK) + k % uint(KK)) : 0;
+		}
+		barrier();
+		for (int i = 0; i < KH; i++) {
+			for (int j = 0; j < KW; j++) {
+				int x = patch[(int(ly) * SH + i) * PATCH_W + int(lx) * SW + j];
+				for (int q = 0; q < OCB; q++) {
+					acc[q] += wsh[q * KK + i * KW + j] * x;
+				}
+			}
+		}
+		barrier();
+#else
+		for (int i = 0; i < KH; i++) {
+			int y = oy * SH - PH + i;
+			for (int j = 0; j < KW; j++) {
+				int x = ox * SW - PW + j;
+				if (y < 0 || y >= H || x < 0 || x >= W) {
+					continue;
+				}
+				int v = in0_ld((plane + uint(y)) * uint(W) + uint(x));
+				for (int q = 0; q < OCB; q++) {
+					uint o = o0 + uint(q);
+					if (o < oEnd) {
+						acc[q] += prm_ld(uint(P_W) + (o * uint(CG) + uint(ci)) * uint(KK) + uint(i * KW + j)) * v;
+					}
+				}
+			}
+		}
+#endif
+	}
+	if (oy >= HO || ox >= WO) {
+		return;
+	}
+	for (int q = 0; q < OCB; q++) {
+		uint o = o0 + uint(q);
+		if (o < oEnd) {
+			out_st((o * uint(HO) + uint(oy)) * uint(WO) + uint(ox), rq(acc[q], o));
+		}
+	}
+}

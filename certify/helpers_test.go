@@ -1,6 +1,8 @@
 package certify
 
 import (
+	"errors"
+	"github.com/waiops/waiops/refusal"
 	"math/big"
 	"testing"
 
@@ -105,5 +107,14 @@ func wantKeys(t *testing.T, n *Node, want map[string][2]int64) {
 	}
 	for k, w := range want {
 		wantIv(t, k, n.Intermediates[k], bi(w[0]), bi(w[1]))
+	}
+}
+
+// wantRefusal checks that err is a refusal with code.
+func wantRefusal(t *testing.T, err error, code string) {
+	t.Helper()
+	var r *refusal.Error
+	if !errors.As(err, &r) || string(r.Code) != code {
+		t.Fatalf("error %v, want a %s refusal", err, code)
 	}
 }

@@ -45,7 +45,7 @@ func corpusSets() []corpusSet {
 			files: []File{{"hs_y.json", EncodeScaleWeights(czY, jpegaiBlocks(0x5eed000a, czY))},
 				{"hs_uv.json", EncodeScaleWeights(czUV, jpegaiBlocks(0x5eed000b, czUV))}, {"norm.json", norm}}},
 		{capability: "wai.image.jpegai", lowering: JPEGAI,
-			note: "fails acc64 by one unit: a pre bias of 2^63 - 32 over a sum in [-31, 32] takes rq.t to 2^63; a sink refuses it (model_mismatch)",
+			note: "fails acc64 by one unit: a pre bias of 2^63 - 32 over a sum in [-31, 32] takes the biased sum (conv.acc, rq.t) to 2^63; a sink refuses it (model_mismatch)",
 			files: []File{{"hs_y.json", EncodeScaleWeights(czY, jpegaiAcc64OneUnit())},
 				{"hs_uv.json", EncodeScaleWeights(czUV, jpegaiBlocks(0x5eed000b, czUV))}, {"norm.json", norm}}},
 	}

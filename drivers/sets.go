@@ -147,7 +147,8 @@ func jpegaiBlocks(seed uint64, cz int) [3]ScaleBlock {
 
 // jpegaiAcc64OneUnit makes the luma blocks fail acc64 by one unit: block 1
 // reads only channel 0 with weight 1, so its sum lies in z's [−31, 32], and
-// a pre bias of 2^63 − 32 takes rq.t's top to 2^63, one past I64.
+// a pre bias of 2^63 − 32 takes the biased sum (conv.acc, rq.t) to 2^63,
+// one past I64.
 func jpegaiAcc64OneUnit() [3]ScaleBlock {
 	b := jpegaiBlocks(0x5eed0006, czY)
 	b[0].W = make([]int64, 2*czY)

@@ -1,0 +1,51 @@
+package vectors
+
+import (
+	"fmt"
+
+	"github.com/waiops/waiops/certify"
+	"github.com/waiops/waiops/cpuref"
+	"github.com/waiops/waiops/whg1"
+)
+
+// Compute recomputes everything a graph vector states from its graph bytes
+// and its decodes' inputs and scalars: load, profiles and each expectation
+// (§14.1 "Who writes the vectors"). The load is run against acc64, the
+// weaker profile: a graph refused there is refused under both, and lists
+// both (§14.1). A graph that loads lists exactly the profiles its verdict
+// meets (§8.5). Its decodes then run, as one sequence (§10.3), on the exact
+// CPU reference.
+func Compute(v *Vector) error {
+	g, cert, err := certify.Load(v.Graph, certify.Acc64)
+	if err != nil {
+		code := codeOf(err)
+		if code == "error" {
+			return fmt.Errorf("%s: load: %w", v.ID, err)
+		}
+		v.Load, v.Profiles, v.Decodes = code, allProfiles, nil
+		return nil
+	}
+	v.Load, v.Profiles = LoadOK, nil
+	for _, p := range allProfiles {
+		if cert.Verdict.Meets(p) {
+			v.Profiles = append(v.Profiles, p)
+		}
+	}
+	prog, err := cpuref.Load(g)
+	if err != nil {
+		return fmt.Errorf("%s: cpuref: %w", v.ID, err)
+	}
+	seq := whg1.NewSequence(g, prog)
+	for i := range v.Decodes {
+		d := &v.Decodes[i]
+		outs, err := seq.Decode(d.Inputs, d.Scalars)
+		d.Outputs, d.Refuse = outs, ""
+		if err != nil {
+			if d.Refuse = codeOf(err); d.Refuse == "error" {
+				return fmt.Errorf("%s: decode %d: %w", v.ID, i, err)
+			}
+			d.Outputs = nil
+		}
+	}
+	return nil
+}

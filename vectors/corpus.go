@@ -1,0 +1,95 @@
+package vectors
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// CorpusFile is one vector file of a corpus.
+type CorpusFile struct {
+	Path  string // as found on disk
+	Rel   string // relative to the path it was found under, slash-separated
+	Group string // the operator or graph family the report tallies it under
+	Data  []byte
+	*File
+}
+
+// Corpus is a set of vector files in the §14.1 format, in sorted order of
+// their relative paths.
+type Corpus struct {
+	Files []CorpusFile
+	// SHA256 is the SHA-256 of the files' bytes concatenated in that order.
+	SHA256 string
+}
+
+// Open reads every *.jsonl file under each path (a file, or a directory
+// walked recursively) and parses it strictly. A file that does not parse
+// fails the whole corpus: an unknown member or outcome is an error, not a
+// skip.
+func Open(paths []string) (*Corpus, error) {
+	var c Corpus
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			if err := c.add(p, filepath.Base(p)); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
+				return err
+			}
+			rel, err := filepath.Rel(p, path)
+			if err != nil {
+				return err
+			}
+			return c.add(path, rel)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.SliceStable(c.Files, func(i, j int) bool { return c.Files[i].Rel < c.Files[j].Rel })
+	h := sha256.New()
+	for _, f := range c.Files {
+		h.Write(f.Data)
+	}
+	c.SHA256 = hex.EncodeToString(h.Sum(nil))
+	return &c, nil
+}
+
+func (c *Corpus) add(path, rel string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	f, err := Parse(b)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	rel = filepath.ToSlash(rel)
+	c.Files = append(c.Files, CorpusFile{Path: path, Rel: rel, Group: group(rel), Data: b, File: f})
+	return nil
+}
+
+// group names what a file's vectors are tallied under: the operator for a
+// per-operator file (<operator>.jsonl), "graphs/<name>" and "stage/<op>"
+// for graph and stage files (§14.1, §14.2).
+func group(rel string) string {
+	stem := strings.TrimSuffix(filepath.Base(rel), ".jsonl")
+	dir := filepath.Base(filepath.Dir(filepath.FromSlash(rel)))
+	if dir == "graphs" || dir == "stage" {
+		return dir + "/" + stem
+	}
+	return stem
+}

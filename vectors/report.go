@@ -1,0 +1,98 @@
+package vectors
+
+import (
+	"bytes"
+	"html/template"
+	"os"
+	"path/filepath"
+
+	"github.com/waiops/waiops/cjson"
+)
+
+// Readings names the project's interpretations of damaged or missing spec
+// text that a conformance result depends on (DECISIONS.md asks every
+// conformance report to name them).
+var Readings = []string{
+	"DECISIONS.md A: text lost in rendering (abs, sigmoid bounds, tag 4 predicate)",
+	"DECISIONS.md B: rans64_decode is CompressAI's rans64",
+	"DECISIONS.md C: mc_predict, up2_predict, rate_predict",
+	"DECISIONS.md E: readings of text that allows more than one",
+}
+
+// JSON is the report as canonical JSON (§8.5): fabric identity, corpus
+// digest, per-group tallies and every failure.
+func (r *Report) JSON() map[string]any {
+	id := map[string]any{}
+	for k, v := range r.Identity {
+		id[k] = v
+	}
+	groups := map[string]any{}
+	for n, t := range r.Groups {
+		groups[n] = map[string]any{"failed": t.Failed, "passed": t.Passed}
+	}
+	fails := make([]any, len(r.Failures))
+	for i, f := range r.Failures {
+		fails[i] = map[string]any{"decode": f.Decode, "file": f.File, "group": f.Group, "id": f.ID, "what": f.What}
+	}
+	return map[string]any{
+		"corpus_sha256": r.Corpus,
+		"failed":        r.Failed,
+		"failures":      fails,
+		"fabric":        map[string]any{"identity": id, "name": r.Fabric, "profile": r.Profile},
+		"files":         r.Files,
+		"groups":        groups,
+		"passed":        r.Passed,
+		"readings":      Readings,
+	}
+}
+
+// WriteReport writes conformance.json and conformance.html into dir.
+func (r *Report) WriteReport(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	j, err := cjson.Marshal(r.JSON())
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "conformance.json"), append(j, '\n'), 0o644); err != nil {
+		return err
+	}
+	var h bytes.Buffer
+	if err := htmlReport.Execute(&h, r); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "conformance.html"), h.Bytes(), 0o644)
+}
+
+// htmlReport is a self-contained page: no script, no external style.
+var htmlReport = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>wai-ops/1 conformance: {{.Fabric}} ({{.Profile}})</title>
+<style>
+body{font-family:sans-serif;margin:2em;max-width:70em}
+table{border-collapse:collapse;margin:1em 0}
+td,th{border:1px solid #999;padding:.2em .6em;text-align:left}
+.fail{color:#a00}.pass{color:#060}code{font-size:90%}
+</style></head><body>
+<h1>wai-ops/1 conformance: {{.Fabric}} fabric, profile {{.Profile}}</h1>
+<p class="{{if .Failed}}fail{{else}}pass{{end}}"><strong>{{.Passed}} passed, {{.Failed}} failed</strong></p>
+<h2>Fabric</h2>
+<table>{{range $k, $v := .Identity}}<tr><th>{{$k}}</th><td>{{$v}}</td></tr>{{end}}</table>
+<h2>Corpus</h2>
+<p>{{.Files}} files; SHA-256 over their bytes in sorted order: <code>{{.Corpus}}</code></p>
+<h2>Per operator</h2>
+<table><tr><th>operator or file</th><th>passed</th><th>failed</th></tr>
+{{range $n := .GroupNames}}{{with index $.Groups $n}}<tr><td>{{$n}}</td><td>{{.Passed}}</td><td{{if .Failed}} class="fail"{{end}}>{{.Failed}}</td></tr>{{end}}
+{{end}}</table>
+<h2>Failures</h2>
+{{if .Failures}}<table><tr><th>file</th><th>vector</th><th>decode</th><th>first difference</th></tr>
+{{range .Failures}}<tr><td>{{.File}}</td><td><code>{{.ID}}</code></td><td>{{if lt .Decode 0}}load{{else}}{{.Decode}}{{end}}</td><td>{{.What}}</td></tr>
+{{end}}</table>{{else}}<p>None.</p>{{end}}
+<h2>Readings</h2>
+<ul>{{range .Readings}}<li>{{.}}</li>{{end}}</ul>
+</body></html>
+`))
+
+// Readings is the list of interpretations, for the page.
+func (r *Report) Readings() []string { return Readings }

@@ -1,0 +1,222 @@
+package vectors
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/waiops/waiops/cjson"
+	"github.com/waiops/waiops/refusal"
+	"github.com/waiops/waiops/tensor"
+	"github.com/waiops/waiops/whg1"
+)
+
+// Fabric is what Run needs of a fabric; plan.Fabric is one. Load runs
+// every load check of §10.5 against Profile and returns a decoder that
+// makes one decode per call.
+type Fabric interface {
+	Name() string
+	Profile() string
+	Identity() map[string]string
+	Load(b []byte) (whg1.Decoder, *whg1.Graph, error)
+}
+
+// StageEval computes a stage vector's expect member from its operator,
+// modes and in (stage.ExpectOf).
+type StageEval func(op string, modes, in map[string]any) map[string]any
+
+// Failure is one vector a fabric did not reproduce.
+type Failure struct {
+	File   string `json:"file"`
+	Group  string `json:"group"`
+	ID     string `json:"id"`
+	Decode int    `json:"decode"` // −1: the load
+	What   string `json:"what"`   // the first differing element, or the outcome that differs
+}
+
+func (f Failure) String() string {
+	at := fmt.Sprintf("decode %d", f.Decode)
+	if f.Decode < 0 {
+		at = "load"
+	}
+	return fmt.Sprintf("FAIL %s %s %s: %s", f.File, f.ID, at, f.What)
+}
+
+// Tally counts one group's vectors.
+type Tally struct{ Passed, Failed int }
+
+// Report is the outcome of a corpus on one fabric.
+type Report struct {
+	Fabric   string
+	Profile  string
+	Identity map[string]string
+	Corpus   string // the corpus SHA-256
+	Files    int
+	Groups   map[string]*Tally
+	Failures []Failure
+	Passed   int
+	Failed   int
+}
+
+// Run runs every graph vector of c whose profiles include f's profile on f,
+// and, when stage is not nil, every stage vector through it. Vectors of
+// other profiles are not counted.
+func Run(f Fabric, c *Corpus, stage StageEval) *Report {
+	r := &Report{
+		Fabric: f.Name(), Profile: f.Profile(), Identity: f.Identity(),
+		Corpus: c.SHA256, Files: len(c.Files), Groups: map[string]*Tally{},
+	}
+	for _, cf := range c.Files {
+		for i := range cf.Graph {
+			v := &cf.Graph[i]
+			if !slices.Contains(v.Profiles, f.Profile()) {
+				continue
+			}
+			dec, what := runVector(f, v)
+			r.count(cf, v.ID, dec, what)
+		}
+		if stage == nil {
+			continue
+		}
+		for i := range cf.Stage {
+			s := &cf.Stage[i]
+			r.count(cf, s.ID, 0, runStage(stage, s))
+		}
+	}
+	return r
+}
+
+func (r *Report) count(cf CorpusFile, id string, dec int, what string) {
+	t := r.Groups[cf.Group]
+	if t == nil {
+		t = &Tally{}
+		r.Groups[cf.Group] = t
+	}
+	if what == "" {
+		t.Passed++
+		r.Passed++
+		return
+	}
+	t.Failed++
+	r.Failed++
+	r.Failures = append(r.Failures, Failure{File: cf.Rel, Group: cf.Group, ID: id, Decode: dec, What: what})
+}
+
+// GroupNames lists the report's groups in sorted order.
+func (r *Report) GroupNames() []string {
+	names := make([]string, 0, len(r.Groups))
+	for n := range r.Groups {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// runVector loads v's graph on f and runs its decodes as one sequence
+// (§10.3). It returns "" when every outcome matches, or the index of the
+// first decode that differs (−1 for the load) and how.
+func runVector(f Fabric, v *Vector) (int, string) {
+	d, g, err := f.Load(v.Graph)
+	if got := codeOf(err); got != v.Load {
+		return -1, fmt.Sprintf("load %s, want %s%s", got, v.Load, reason(err))
+	}
+	if err != nil {
+		return 0, ""
+	}
+	seq := whg1.NewSequence(g, d)
+	for i, dec := range v.Decodes {
+		outs, err := seq.Decode(dec.Inputs, dec.Scalars)
+		if what := compare(dec, outs, err); what != "" {
+			return i, what
+		}
+	}
+	return 0, ""
+}
+
+// codeOf is the outcome an error stands for: "ok", a refusal's code, or
+// "error" for an error that is not a refusal (which no vector expects).
+func codeOf(err error) refusal.Code {
+	if err == nil {
+		return LoadOK
+	}
+	var re *refusal.Error
+	if errors.As(err, &re) {
+		return re.Code
+	}
+	return "error"
+}
+
+func reason(err error) string {
+	if err == nil {
+		return ""
+	}
+	return " (" + oneLine(err.Error()) + ")"
+}
+
+func oneLine(s string) string {
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return string(bytes.ReplaceAll([]byte(s), []byte{'\n'}, []byte{' '}))
+}
+
+// compare checks one decode's outcome against its expectation and names the
+// first difference: the outcome, an output count or shape, or the first
+// differing element in CHW order.
+func compare(d Decode, outs []*tensor.T, err error) string {
+	got := codeOf(err)
+	if d.Refuse != "" {
+		if got != d.Refuse {
+			return fmt.Sprintf("%s, want refuse %s%s", outcome(got), d.Refuse, reason(err))
+		}
+		return ""
+	}
+	if err != nil {
+		return fmt.Sprintf("%s, want outputs%s", outcome(got), reason(err))
+	}
+	return diffTensors(outs, d.Outputs)
+}
+
+func outcome(c refusal.Code) string {
+	if c == LoadOK {
+		return "outputs"
+	}
+	return "refuse " + string(c)
+}
+
+// diffTensors names the first difference between two output lists, or "".
+func diffTensors(got, want []*tensor.T) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d outputs, want %d", len(got), len(want))
+	}
+	for k := range want {
+		g, w := got[k], want[k]
+		if g.Shape != w.Shape {
+			return fmt.Sprintf("output %d shape %v, want %v", k, g.Shape, w.Shape)
+		}
+		for i := range w.Data {
+			if g.Data[i] != w.Data[i] {
+				s := w.Shape
+				c, y, x := i/(s.H*s.W), i/s.W%s.H, i%s.W
+				return fmt.Sprintf("output %d element %d (c=%d, y=%d, x=%d): got %d, want %d",
+					k, i, c, y, x, g.Data[i], w.Data[i])
+			}
+		}
+	}
+	return ""
+}
+
+// runStage evaluates a stage vector and compares its expect member exactly.
+func runStage(eval StageEval, s *Stage) string {
+	got, err := cjson.Marshal(eval(s.Op, s.Modes, s.In))
+	if err != nil {
+		return "the result has no canonical form: " + err.Error()
+	}
+	want, _ := cjson.Marshal(s.Expect) // Parse re-marshalled it already
+	if bytes.Equal(got, want) {
+		return ""
+	}
+	return fmt.Sprintf("expect %s, want %s", oneLine(string(got)), oneLine(string(want)))
+}

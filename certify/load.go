@@ -19,27 +19,32 @@ const LoadRole = "graph"
 // lut16's range check, and the profile against the verdict (§8.6). A graph
 // whose verdict does not meet the profile is refused (model_mismatch).
 //
-// Graphs that loaded are kept in a cache keyed by the SHA-256 of their
-// bytes and the profile (§8.6), so a second Load of the same bytes skips
-// the parse and the pass. It is safe for concurrent use.
+// Verdicts are cached by the SHA-256 of the graph's bytes (§8.6), so a
+// second Load of the same bytes, under either profile, skips the parse and
+// the pass. It is safe for concurrent use.
 func Load(b []byte, profile string) (*whg1.Graph, *Certificate, error) {
 	return defaultCache.Load(b, profile)
 }
 
-// Cache keeps the graphs that loaded, with their certificates, keyed by the
-// SHA-256 of the graph's bytes and the profile. A refused graph is not kept
+// CachedVerdict is the verdict of one WHG1 graph, through the same cache as
+// Load: a graph that Parse or the pass refuses gives that refusal.
+func CachedVerdict(b []byte) (*Verdict, error) {
+	e, err := defaultCache.entry(b)
+	if err != nil {
+		return nil, err
+	}
+	return &e.cert.Verdict, nil
+}
+
+// Cache keeps parsed graphs with their certificates, keyed by the SHA-256
+// of the graph's bytes. A graph that Parse or the pass refuses is not kept
 // (§8.6). It holds at most Max entries (256 when Max is 0), dropping one
-// when full.
+// when full. It is safe for concurrent use.
 type Cache struct {
 	Max int
 
 	mu      sync.Mutex
-	entries map[cacheKey]cacheEntry
-}
-
-type cacheKey struct {
-	sum     [32]byte
-	profile string
+	entries map[[32]byte]*cacheEntry
 }
 
 type cacheEntry struct {
@@ -54,33 +59,44 @@ func (c *Cache) Load(b []byte, profile string) (*whg1.Graph, *Certificate, error
 	if profile != Acc32 && profile != Acc64 {
 		return nil, nil, fmt.Errorf("certify: unknown profile %q (want acc32 or acc64)", profile)
 	}
-	key := cacheKey{sha256.Sum256(b), profile}
+	e, err := c.entry(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	if v := &e.cert.Verdict; !v.Meets(profile) {
+		f := v.Acc64Failure
+		if profile == Acc32 {
+			f = v.Acc32Failure
+		}
+		return nil, nil, refusal.New(refusal.ModelMismatch, "the certificate does not meet %s: first failure %v", profile, f)
+	}
+	return e.g, e.cert, nil
+}
+
+// entry parses and certifies b on its own (role LoadRole, lowering "whg1",
+// set_sha256 the digest of b), or returns the kept result.
+func (c *Cache) entry(b []byte) (*cacheEntry, error) {
+	key := sha256.Sum256(b)
 	c.mu.Lock()
 	e, ok := c.entries[key]
 	c.mu.Unlock()
 	if ok {
-		return e.g, e.cert, nil
+		return e, nil
 	}
 	g, err := whg1.Parse(b)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	setSum := hex.EncodeToString(key.sum[:])
+	setSum := hex.EncodeToString(key[:])
 	cert, err := Certify(nil, "whg1", &setSum, []Role{{Name: LoadRole, Bytes: b, Graph: g}})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if !cert.Verdict.Meets(profile) {
-		f := cert.Verdict.Acc64Failure
-		if profile == Acc32 {
-			f = cert.Verdict.Acc32Failure
-		}
-		return nil, nil, refusal.New(refusal.ModelMismatch, "the certificate does not meet %s: first failure %v", profile, f)
-	}
+	e = &cacheEntry{g, cert}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.entries == nil {
-		c.entries = map[cacheKey]cacheEntry{}
+		c.entries = map[[32]byte]*cacheEntry{}
 	}
 	limit := c.Max
 	if limit <= 0 {
@@ -92,6 +108,6 @@ func (c *Cache) Load(b []byte, profile string) (*whg1.Graph, *Certificate, error
 		}
 		delete(c.entries, k)
 	}
-	c.entries[key] = cacheEntry{g, cert}
-	return g, cert, nil
+	c.entries[key] = e
+	return e, nil
 }

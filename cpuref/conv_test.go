@@ -1,0 +1,241 @@
+package cpuref
+
+import (
+	"math/big"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/waiops/waiops/refusal"
+	"github.com/waiops/waiops/tensor"
+	"github.com/waiops/waiops/whg1"
+)
+
+func TestConvHand(t *testing.T) {
+	// Depthwise (groups = cin = cout = 2), 2×2 kernel, stride 2, padding 1,
+	// on 3×3 planes X0 = 1..9 and X1 = −(1..9): Ho = ⌊(3 + 2 − 2)/2⌋ + 1 = 2.
+	// Output (y, x) reads rows 2y + i − 1 and columns 2x + j − 1.
+	// W0 = [[1, 2], [3, 4]]:
+	//   (0,0): only (i,j) = (1,1) reads X0[0][0] = 1 → 4
+	//   (0,1): row 0, columns 1, 2: 3·2 + 4·3 = 18
+	//   (1,0): rows 1, 2, column 0: 2·4 + 4·7 = 36
+	//   (1,1): 1·5 + 2·6 + 3·8 + 4·9 = 77
+	// W1 = [[−1, 0], [0, 1]]:
+	//   (0,0): 1·X1[0][0] = −1; (0,1): 1·X1[0][2] = −3;
+	//   (1,0): 1·X1[2][0] = −7; (1,1): −X1[1][1] + X1[2][2] = 5 − 9 = −4
+	// Pre bias (1, −1), no multiplier, shift 0.
+	p := &whg1.Conv{Cout: 2, KH: 2, KW: 2, SH: 2, SW: 2, PH: 1, PW: 1, Groups: 2,
+		RQ: whg1.RQ{Bias: whg1.PreBias, SKind: 1, Shift: []uint8{0}, BiasV: []int64{1, -1}},
+		W:  []int64{1, 2, 3, 4, -1, 0, 0, 1}}
+	x := tn(2, 3, 3, 1, 2, 3, 4, 5, 6, 7, 8, 9, -1, -2, -3, -4, -5, -6, -7, -8, -9)
+	out := like(2, 2, 2)
+	noErr(t, "conv", newConv(p, 2).run(x, out))
+	expect(t, "conv depthwise s2 p1", out, 5, 19, 37, 78, -2, -4, -8, -5)
+}
+
+// bigConv is §5.2 written plainly with math/big: the exact acc, then rq of
+// §5.1 with bigRound. ok is false when y does not fit i64.
+func bigConv(p *whg1.Conv, x *tensor.T, ho, wo int) ([]int64, bool) {
+	cin, H, W := x.Shape.C, x.Shape.H, x.Shape.W
+	cg, og := cin/int(p.Groups), int(p.Cout/p.Groups)
+	kh, kw := int(p.KH), int(p.KW)
+	var res []int64
+	for o := range int(p.Cout) {
+		for y := range ho {
+			for xx := range wo {
+				acc := new(big.Int)
+				for ci := range cg {
+					for i := range kh {
+						for j := range kw {
+							u, v := y*int(p.SH)+i-int(p.PH), xx*int(p.SW)+j-int(p.PW)
+							if u < 0 || u >= H || v < 0 || v >= W {
+								continue
+							}
+							w := big.NewInt(p.W[((o*cg+ci)*kh+i)*kw+j])
+							acc.Add(acc, w.Mul(w, big.NewInt(x.Data[((o/og*cg+ci)*H+u)*W+v])))
+						}
+					}
+				}
+				y, ok := bigRQ(&p.RQ, o, acc)
+				if !ok {
+					return nil, false
+				}
+				res = append(res, y)
+			}
+		}
+	}
+	return res, true
+}
+
+// bigRQ is rq_o(v) of §5.1 in math/big. ok is false when rq.p passes its
+// acc64 class (product: i128) or y passes i64.
+func bigRQ(r *whg1.RQ, o int, v *big.Int) (int64, bool) {
+	t := new(big.Int).Add(v, big.NewInt(r.PreOf(o)))
+	p := t.Mul(t, big.NewInt(r.MultOf(o)))
+	if !fits128(p) {
+		return 0, false
+	}
+	q := bigRound(p, r.ShiftOf(o), r.Round)
+	q.Add(q, big.NewInt(r.PostOf(o)))
+	return q.Int64(), q.IsInt64()
+}
+
+// randRQ draws an rq over c channels whose values are drawn by val.
+func randRQ(r *rand.Rand, c int, s func() uint8, val func() int64) whg1.RQ {
+	q := whg1.RQ{Round: whg1.Round(r.IntN(3)), Bias: whg1.BiasPlace(r.IntN(3)), MKind: uint8(r.IntN(3)), SKind: uint8(1 + r.IntN(2))}
+	if q.MKind > 0 {
+		n := map[uint8]int{1: 1, 2: c}[q.MKind]
+		for range n {
+			q.Mult = append(q.Mult, val())
+		}
+	}
+	for range map[uint8]int{1: 1, 2: c}[q.SKind] {
+		q.Shift = append(q.Shift, s())
+	}
+	if q.Bias != whg1.NoBias {
+		for range c {
+			q.BiasV = append(q.BiasV, val())
+		}
+	}
+	return q
+}
+
+// convCase is a random conv whose weights and inputs come from wv and xv.
+func convCase(r *rand.Rand, wv, xv func() int64, shifts func() uint8, rqv func() int64) (*whg1.Conv, *tensor.T, int, int) {
+	g := 1 + r.IntN(3)
+	cin, cout := g*(1+r.IntN(3)), g*(1+r.IntN(3))
+	p := &whg1.Conv{Cout: uint32(cout), KH: uint32(1 + r.IntN(4)), KW: uint32(1 + r.IntN(4)),
+		SH: uint32(1 + r.IntN(3)), SW: uint32(1 + r.IntN(3)), PH: uint32(r.IntN(3)), PW: uint32(r.IntN(3)), Groups: uint32(g)}
+	if r.IntN(3) == 0 {
+		p.KW, p.SW = 3, 1 // the fused 3-tap row path
+	}
+	H := max(1, int(p.KH)-2*int(p.PH)) + r.IntN(6)
+	W := max(1, int(p.KW)-2*int(p.PW)) + r.IntN(9)
+	p.RQ = randRQ(r, cout, shifts, rqv)
+	p.W = make([]int64, cout*(cin/g)*int(p.KH*p.KW))
+	for i := range p.W {
+		p.W[i] = wv()
+	}
+	x := tensor.New(tensor.Shape{C: cin, H: H, W: W})
+	for i := range x.Data {
+		x.Data[i] = xv()
+	}
+	ho := (H+2*int(p.PH)-int(p.KH))/int(p.SH) + 1
+	wo := (W+2*int(p.PW)-int(p.KW))/int(p.SW) + 1
+	return p, x, ho, wo
+}
+
+// TestConvPathsAgainstBig runs random convolutions on each of the three
+// paths and compares every output with the math/big reference.
+func TestConvPathsAgainstBig(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	in := func(lo, hi int64) func() int64 { return func() int64 { return lo + r.Int64N(hi-lo+1) } }
+	regimes := []struct {
+		name       string
+		w, x, rqv  func() int64
+		shift      func() uint8
+		want       convPath
+		allowOther bool
+	}{
+		{"i8", in(-128, 127), in(-128, 127), in(-1000, 1000), func() uint8 { return uint8(r.IntN(12)) }, pathI32, false},
+		{"i32 inputs", in(-3, 3), in(-1<<28, 1<<28), in(-1<<40, 1<<40), func() uint8 { return uint8(r.IntN(40)) }, pathI64, true},
+		{"i40", in(-1<<20, 1<<20), in(-1<<30, 1<<30), in(-1<<61, 1<<61), func() uint8 { return uint8(r.IntN(64)) }, pathI64, false},
+		// Products up to 2^63·2^56 and at most 3·16 of them: every partial
+		// sum stays inside 128 bits, so only y can fail to fit.
+		{"i64", func() int64 { return int64(r.Uint64()) }, in(-1<<56, 1<<56), func() int64 { return int64(r.Uint64()) },
+			func() uint8 { return uint8(64 + r.IntN(64)) }, pathExact, false},
+	}
+	for _, rg := range regimes {
+		seen := map[convPath]int{}
+		compared := 0
+		for n := 0; n < 150; n++ {
+			p, x, ho, wo := convCase(r, rg.w, rg.x, rg.shift, rg.rqv)
+			k := newConv(p, x.Shape.C)
+			path := k.choose(x.Data)
+			seen[path]++
+			if path != rg.want && !rg.allowOther {
+				t.Fatalf("%s: path %d, want %d", rg.name, path, rg.want)
+			}
+			out := tensor.New(tensor.Shape{C: int(p.Cout), H: ho, W: wo})
+			err := k.run(x, out)
+			want, ok := bigConv(p, x, ho, wo)
+			if !ok {
+				expectRefusal(t, rg.name+" past i64", err, refusal.ModelMismatch)
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%s: %v (conv %+v)", rg.name, err, *p)
+			}
+			expect(t, rg.name, out, want...)
+			compared++
+		}
+		if compared < 20 {
+			t.Errorf("%s: only %d of 150 cases fit i64", rg.name, compared)
+		}
+		if seen[rg.want] == 0 {
+			t.Errorf("%s: path %d never taken", rg.name, rg.want)
+		}
+	}
+}
+
+// TestConvPathBoundaries puts B = Σ|w|·max|x| on each side of the i32 and
+// i64 limits with a 1×1 (or 1×2) convolution and checks both the path and
+// the value.
+func TestConvPathBoundaries(t *testing.T) {
+	conv := func(w []int64, shift uint8) *whg1.Conv {
+		return &whg1.Conv{Cout: 1, KH: 1, KW: uint32(len(w)), SH: 1, SW: 1, Groups: 1,
+			RQ: whg1.RQ{SKind: 1, Shift: []uint8{shift}}, W: w}
+	}
+	for _, c := range []struct {
+		name  string
+		w     []int64
+		x     []int64
+		shift uint8
+		path  convPath
+		want  int64
+	}{
+		// B = (2^31 − 1)·1: i32, the product −(2^31 − 1) exact.
+		{"B = 2^31 − 1", []int64{1<<31 - 1}, []int64{-1}, 0, pathI32, -(1<<31 - 1)},
+		// B = (2^31 − 1)·2: i64.
+		{"B = 2^32 − 2", []int64{1<<31 - 1}, []int64{-2}, 0, pathI64, -(1<<32 - 2)},
+		// max|x| = 2^31 (x = −2^31 does not fit the i32 value path's bound).
+		{"x = −2^31", []int64{1}, []int64{-1 << 31}, 0, pathI64, -1 << 31},
+		// Two taps, B = (2^30 + 2^30 − 1)·1 = 2^31 − 1: the sum is 2^31 − 1.
+		{"two taps at 2^31 − 1", []int64{1 << 30, 1<<30 - 1}, []int64{1, 1}, 0, pathI32, 1<<31 - 1},
+		// B = 2^63 − 1 exactly: i64, the sum 2^63 − 1.
+		{"B = 2^63 − 1", []int64{1 << 62, 1<<62 - 1}, []int64{1, 1}, 0, pathI64, 1<<63 - 1},
+		// x doubled: B = 2^64 − 2, the exact path; acc = 2^64 − 2, shift 1 → 2^63 − 1.
+		{"B = 2^64 − 2", []int64{1 << 62, 1<<62 - 1}, []int64{2, 2}, 1, pathExact, 1<<63 - 1},
+		// A weight past i32 with a small input: not i32.
+		{"w = 2^31", []int64{1 << 31}, []int64{0}, 0, pathI64, 0},
+	} {
+		p := conv(c.w, c.shift)
+		k := newConv(p, 1)
+		x := tn(1, 1, len(c.x), c.x...)
+		if got := k.choose(x.Data); got != c.path {
+			t.Errorf("%s: path %d, want %d", c.name, got, c.path)
+		}
+		out := like(1, 1, 1)
+		noErr(t, c.name, k.run(x, out))
+		expect(t, c.name, out, c.want)
+	}
+}
+
+// TestConvParallel checks a convolution large enough to be split across
+// goroutines against the reference.
+func TestConvParallel(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	p := &whg1.Conv{Cout: 4, KH: 3, KW: 3, SH: 1, SW: 1, PH: 1, PW: 1, Groups: 1,
+		RQ: whg1.RQ{Round: whg1.HalfEven, SKind: 1, Shift: []uint8{3}}}
+	p.W = make([]int64, 4*8*9)
+	for i := range p.W {
+		p.W[i] = r.Int64N(255) - 127
+	}
+	x := tensor.New(tensor.Shape{C: 8, H: 24, W: 64})
+	for i := range x.Data {
+		x.Data[i] = r.Int64N(255) - 127
+	}
+	out := like(4, 24, 64)
+	noErr(t, "conv", newConv(p, 8).run(x, out))
+	want, _ := bigConv(p, x, 24, 64)
+	expect(t, "conv parallel", out, want...)
+}

@@ -52,12 +52,6 @@ var Opcodes = []Opcode{
 	OpSoftmax, OpSigmoid, OpElu, OpGram, OpApply,
 }
 
-// Valid reports whether o is one of the 30 opcodes of wai-ops/1.
-func (o Opcode) Valid() bool {
-	_, ok := opTable[o]
-	return ok
-}
-
 // String is the operator's name as §5 spells it ("conv", "crop_to", …), or
 // "opcode 0xNN" for a code outside wai-ops/1.
 func (o Opcode) String() string {

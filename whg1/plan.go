@@ -1,7 +1,6 @@
 package whg1
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/waiops/waiops/refusal"
@@ -238,13 +237,9 @@ func (pl *planner) op(i int) error {
 	for k, t := range op.In {
 		in[k] = pl.shapes[t]
 	}
-	out, err := pl.shapeOf(op, in)
-	if err != nil {
-		var r *refusal.Error
-		if errors.As(err, &r) {
-			return refusal.New(r.Code, "op %d (%s): %s", i, op.Code, r.Msg)
-		}
-		return err
+	out, r := pl.shapeOf(op, in)
+	if r != nil {
+		return refusal.New(r.Code, "op %d (%s): %s", i, op.Code, r.Msg)
 	}
 	for k, t := range op.Out {
 		s := out[k]
@@ -257,8 +252,8 @@ func (pl *planner) op(i int) error {
 }
 
 // shapeOf dispatches to the operator's shape rule.
-func (pl *planner) shapeOf(op *Op, in []tensor.Shape) ([]tensor.Shape, error) {
-	one := func(s tensor.Shape, err error) ([]tensor.Shape, error) { return []tensor.Shape{s}, err }
+func (pl *planner) shapeOf(op *Op, in []tensor.Shape) ([]tensor.Shape, *refusal.Error) {
+	one := func(s tensor.Shape, err *refusal.Error) ([]tensor.Shape, *refusal.Error) { return []tensor.Shape{s}, err }
 	x := in[0]
 	switch p := op.Params.(type) {
 	case *Conv:
@@ -304,7 +299,7 @@ func (pl *planner) shapeOf(op *Op, in []tensor.Shape) ([]tensor.Shape, error) {
 
 // capped refuses a size an operator forms before its shape rule when it
 // passes 2^26 (§3, §4 run step 3).
-func capped(what string, n size) error {
+func capped(what string, n size) *refusal.Error {
 	if n.within(cap26) {
 		return nil
 	}
@@ -315,7 +310,7 @@ func capped(what string, n size) error {
 }
 
 // §5.2 conv: H + 2ph ≥ kh and W + 2pw ≥ kw; Ho = ⌊(H + 2ph − kh)/sh⌋ + 1.
-func shapeConv(p *Conv, x tensor.Shape, bad refusal.Code) (tensor.Shape, error) {
+func shapeConv(p *Conv, x tensor.Shape, bad refusal.Code) (tensor.Shape, *refusal.Error) {
 	ph := sz(uint64(x.H)).add(2 * uint64(p.PH))
 	pw := sz(uint64(x.W)).add(2 * uint64(p.PW))
 	if err := capped("padded height H + 2ph", ph); err != nil {
@@ -336,7 +331,7 @@ func shapeConv(p *Conv, x tensor.Shape, bad refusal.Code) (tensor.Shape, error) 
 
 // §5.3 conv_transpose: the uncropped sides uh = (H − 1)·sh + kh + oph and uw,
 // and cout·uh·uw, are within 2^26; then Ho = uh − 2ph ≥ 1 and Wo likewise.
-func shapeConvT(p *ConvT, x tensor.Shape, bad refusal.Code) (tensor.Shape, error) {
+func shapeConvT(p *ConvT, x tensor.Shape, bad refusal.Code) (tensor.Shape, *refusal.Error) {
 	uh := sz(uint64(x.H - 1)).mul(uint64(p.SH)).add(uint64(p.KH)).add(uint64(p.OPH))
 	uw := sz(uint64(x.W - 1)).mul(uint64(p.SW)).add(uint64(p.KW)).add(uint64(p.OPW))
 	if err := capped("uncropped height uh", uh); err != nil {
@@ -357,7 +352,9 @@ func shapeConvT(p *ConvT, x tensor.Shape, bad refusal.Code) (tensor.Shape, error
 }
 
 // §5.10 pixel_shuffle: → [C/r², H·r, W·r]; the sides are formed first.
-func shapePixelShuffle(r uint32, x tensor.Shape) (tensor.Shape, error) {
+// §4 lists them among the sizes checked against 2^26. With C ≥ r² and
+// C·H·W ≤ max_elems they cannot pass it, but the check stays, as ordered.
+func shapePixelShuffle(r uint32, x tensor.Shape) (tensor.Shape, *refusal.Error) {
 	h := sz(uint64(x.H)).mul(uint64(r))
 	w := sz(uint64(x.W)).mul(uint64(r))
 	if err := capped("output height H·r", h); err != nil {
@@ -371,7 +368,7 @@ func shapePixelShuffle(r uint32, x tensor.Shape) (tensor.Shape, error) {
 }
 
 // §5.10 pixel_unshuffle: H and W multiples of r → [C·r², H/r, W/r].
-func shapePixelUnshuffle(r uint32, x tensor.Shape, bad refusal.Code) (tensor.Shape, error) {
+func shapePixelUnshuffle(r uint32, x tensor.Shape, bad refusal.Code) (tensor.Shape, *refusal.Error) {
 	if x.H%int(r) != 0 || x.W%int(r) != 0 {
 		return tensor.Shape{}, refusal.New(bad, "H %d and W %d are not both multiples of r %d", x.H, x.W, r)
 	}
@@ -379,7 +376,7 @@ func shapePixelUnshuffle(r uint32, x tensor.Shape, bad refusal.Code) (tensor.Sha
 }
 
 // §5.10 pad_rep: → [C, ⌈H/m⌉·m, ⌈W/m⌉·m]; the sides are formed first.
-func shapePadRep(m uint32, x tensor.Shape) (tensor.Shape, error) {
+func shapePadRep(m uint32, x tensor.Shape) (tensor.Shape, *refusal.Error) {
 	up := func(v int) size { return sz((uint64(v) + uint64(m) - 1) / uint64(m)).mul(uint64(m)) }
 	h, w := up(x.H), up(x.W)
 	if err := capped("padded height ⌈H/m⌉·m", h); err != nil {
@@ -394,7 +391,7 @@ func shapePadRep(m uint32, x tensor.Shape) (tensor.Shape, error) {
 // shapeSameSides is the rule of add and mul (the inputs share H and W; add's
 // channels were matched at load), concat (H and W shared, channels summed)
 // and crop_to (ref's H′ ≤ H and W′ ≤ W).
-func shapeSameSides(code Opcode, in []tensor.Shape, bad refusal.Code) (tensor.Shape, error) {
+func shapeSameSides(code Opcode, in []tensor.Shape, bad refusal.Code) (tensor.Shape, *refusal.Error) {
 	x := in[0]
 	if code == OpCropTo {
 		ref := in[1]
@@ -417,7 +414,7 @@ func shapeSameSides(code Opcode, in []tensor.Shape, bad refusal.Code) (tensor.Sh
 
 // shapeCrop resolves the operands and applies §5.10's crop rule: at load on
 // the smallest start and the largest length, at a decode on the scalars.
-func (pl *planner) shapeCrop(p *Crop, x tensor.Shape) (tensor.Shape, error) {
+func (pl *planner) shapeCrop(p *Crop, x tensor.Shape) (tensor.Shape, *refusal.Error) {
 	var y0, x0, h, w int64
 	if !pl.atLoad {
 		pv := Plan{Scalars: pl.scalars}
@@ -450,7 +447,7 @@ func (pl *planner) loadSide(start, length Operand, s int) (int64, int64) {
 }
 
 // §5.10 subpos_split: H and W even → four outputs [C, H/2, W/2].
-func shapeSubposSplit(x tensor.Shape, bad refusal.Code) (tensor.Shape, error) {
+func shapeSubposSplit(x tensor.Shape, bad refusal.Code) (tensor.Shape, *refusal.Error) {
 	if x.H%2 != 0 || x.W%2 != 0 {
 		return tensor.Shape{}, refusal.New(bad, "H %d and W %d are not both even", x.H, x.W)
 	}
@@ -459,7 +456,7 @@ func shapeSubposSplit(x tensor.Shape, bad refusal.Code) (tensor.Shape, error) {
 
 // §5.10 subpos_merge: four inputs [C, H, W] → [C, 2H, 2W]; the output
 // sides are formed (from input 0) first.
-func shapeSubposMerge(in []tensor.Shape, bad refusal.Code) (tensor.Shape, error) {
+func shapeSubposMerge(in []tensor.Shape, bad refusal.Code) (tensor.Shape, *refusal.Error) {
 	x := in[0]
 	h, w := sz(uint64(x.H)).mul(2), sz(uint64(x.W)).mul(2)
 	if err := capped("output height 2H", h); err != nil {
@@ -477,7 +474,7 @@ func shapeSubposMerge(in []tensor.Shape, bad refusal.Code) (tensor.Shape, error)
 }
 
 // §5.9 gram: A and B both [C, H, W] → [C, 1, C/groups].
-func shapeGram(groups uint32, a, b tensor.Shape, bad refusal.Code) (tensor.Shape, error) {
+func shapeGram(groups uint32, a, b tensor.Shape, bad refusal.Code) (tensor.Shape, *refusal.Error) {
 	if a.H != b.H || a.W != b.W {
 		return tensor.Shape{}, refusal.New(bad, "A is %v and B is %v; they must share H and W", a, b)
 	}
@@ -485,7 +482,7 @@ func shapeGram(groups uint32, a, b tensor.Shape, bad refusal.Code) (tensor.Shape
 }
 
 // §5.9 apply: A [C, 1, d] and V [C, H, W] with C = groups·d → V's shape.
-func shapeApply(groups uint32, a, v tensor.Shape, bad refusal.Code) (tensor.Shape, error) {
+func shapeApply(groups uint32, a, v tensor.Shape, bad refusal.Code) (tensor.Shape, *refusal.Error) {
 	if d := a.C / int(groups); a.H != 1 || a.W != d {
 		return tensor.Shape{}, refusal.New(bad, "A is %v; apply wants [%d, 1, %d]", a, a.C, d)
 	}

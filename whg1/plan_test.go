@@ -156,6 +156,8 @@ func TestPlanShapeRules(t *testing.T) {
 			[]tensor.Shape{sh(1, 128, 1)}, nil, tl, "uncropped height uh = 133169153 passes 2^26"},
 		{"conv_transpose cout·uh·uw", 1, 0, unary(OpConvTranspose, &ConvT{Cout: 1 << 10, KH: 1, KW: 1, SH: 1, SW: 1, PH: 1 << 20, RQ: one(0), W: make([]int64, 1<<10)}, 1<<10),
 			[]tensor.Shape{sh(1, 512, 512)}, nil, tl, "uncropped output cout·uh·uw = 268435456 passes 2^26"},
+		{"conv_transpose cout·uh·uw overflow", 1, 0, unary(OpConvTranspose, &ConvT{Cout: 8192, KH: 1, KW: 1, SH: 1 << 20, SW: 1 << 20, RQ: one(0), W: make([]int64, 8192)}, 8192),
+			[]tensor.Shape{sh(1, 64, 64)}, nil, tl, "uncropped output cout·uh·uw passes 64 bits, so 2^26"},
 		{"pixel_unshuffle", 1, 0, unary(OpPixelUnshuffle, &Factor{N: 3}, 9),
 			[]tensor.Shape{sh(1, 6, 4)}, nil, gm, "H 6 and W 4 are not both multiples of r 3"},
 		{"pad_rep side", 1, 0, unary(OpPadRep, &Factor{N: 1 << 27}, 1),

@@ -1,0 +1,123 @@
+package stage
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"github.com/waiops/waiops/cjson"
+	"github.com/waiops/waiops/refusal"
+)
+
+// evaluators maps each §5E operator name to the evaluation of one §14.1
+// stage vector's in and modes.
+var evaluators = map[string]func(modes, in *operands) (map[string]any, error){
+	"rans64_decode": evalRans,
+	"dequantize":    evalDequantize,
+	"bucket":        evalBucket,
+	"coded":         evalCoded,
+	"scale_index":   evalScaleIndex,
+	"block_stat":    evalBlockStat,
+	"band_lookup":   evalBandLookup,
+	"mans_decode":   evalMans,
+	"residual_step": evalResidual,
+	"mc_predict":    evalMC,
+	"up2_predict":   evalUp2,
+	"rate_predict":  evalRate,
+	"coding_order":  evalOrder,
+}
+
+// Eval evaluates one stage vector: op is the operator's §5E name, modes and
+// in are the vector's members as cjson.Unmarshal gives them (integers are
+// decimal strings). It returns the §14.1 expect of a decode that completes;
+// a refusal comes back as a *refusal.Error with At. An unknown op is a plain
+// error.
+func Eval(op string, modes, in map[string]any) (expect map[string]any, err error) {
+	f, ok := evaluators[op]
+	if !ok {
+		return nil, fmt.Errorf("stage: unknown operator %q", op)
+	}
+	return f(&operands{op: op, m: modes}, &operands{op: op, m: in})
+}
+
+// ExpectOf returns the §14.1 expect of one stage vector: the outputs, or
+// {"at": At, "refuse": code} for a refusal. It returns nil for an unknown
+// op, which has no expect.
+func ExpectOf(op string, modes, in map[string]any) map[string]any {
+	out, err := Eval(op, modes, in)
+	var r *refusal.Error
+	switch {
+	case err == nil:
+		return out
+	case errors.As(err, &r):
+		return map[string]any{"at": r.At, "refuse": string(r.Code)}
+	}
+	return nil
+}
+
+// Corpus returns the stage vectors of §14.1 by file name
+// (<operator>.jsonl), each file's vectors in order, each a complete vector
+// {"expect", "id", "in", "modes", "op"} in cjson-decoded form. It is
+// deterministic: every stream and operand comes from fixed seeds.
+func Corpus() map[string][]map[string]any {
+	files := map[string][]map[string]any{}
+	for _, c := range corpusCases() {
+		name := c.op + ".jsonl"
+		files[name] = append(files[name], c.vector())
+	}
+	return files
+}
+
+// WriteCorpus writes every file of Corpus under dir as JSON Lines: one
+// canonical JSON vector per line, each line ending with a line feed.
+func WriteCorpus(dir string) error {
+	files := Corpus()
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		b, err := corpusFile(files[n])
+		if err != nil {
+			return fmt.Errorf("stage: %s: %v", n, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, n), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// corpusFile is the JSON Lines bytes of one file's vectors.
+func corpusFile(vs []map[string]any) ([]byte, error) {
+	var out []byte
+	for _, v := range vs {
+		line, err := cjson.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(append(out, line...), '\n')
+	}
+	return out, nil
+}
+
+// decoded returns v as cjson.Unmarshal would give it back: the form Eval
+// takes and the vector files hold.
+func decoded(v any) any {
+	b, err := cjson.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("stage: corpus value has no canonical form: %v", err)) // a generator bug
+	}
+	d, err := cjson.Unmarshal(b)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+// str is the decimal-string form of an integer operand.
+func str(v int64) string { return strconv.FormatInt(v, 10) }

@@ -253,7 +253,9 @@ func (pl *planner) op(i int) error {
 
 // shapeOf dispatches to the operator's shape rule.
 func (pl *planner) shapeOf(op *Op, in []tensor.Shape) ([]tensor.Shape, *refusal.Error) {
-	one := func(s tensor.Shape, err *refusal.Error) ([]tensor.Shape, *refusal.Error) { return []tensor.Shape{s}, err }
+	one := func(s tensor.Shape, err *refusal.Error) ([]tensor.Shape, *refusal.Error) {
+		return []tensor.Shape{s}, err
+	}
 	x := in[0]
 	switch p := op.Params.(type) {
 	case *Conv:

@@ -83,3 +83,16 @@ func jsonObject(b []byte) (map[string]any, error) {
 	}
 	return m, nil
 }
+
+// jsonArray reads a JSON text whose value is an array.
+func jsonArray(b []byte) ([]any, error) {
+	v, err := cjson.Unmarshal(b)
+	if err != nil {
+		return nil, err
+	}
+	a, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("want a JSON array, have %T", v)
+	}
+	return a, nil
+}

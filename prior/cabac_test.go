@@ -8,17 +8,6 @@ import (
 	"github.com/waiops/waiops/refusal"
 )
 
-// splitmix is a tiny deterministic generator for test and corpus values.
-type splitmix uint64
-
-func (s *splitmix) next() uint64 {
-	*s += 0x9E3779B97F4A7C15
-	z := uint64(*s)
-	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
-	z = (z ^ z>>27) * 0x94D049BB133111EB
-	return z ^ z>>31
-}
-
 func roundTrip(t *testing.T, vals []int64, g int) []byte {
 	t.Helper()
 	p, err := encodeInts(vals, g)
@@ -51,7 +40,7 @@ func TestCABACRoundTripEdges(t *testing.T) {
 }
 
 func TestCABACRoundTripRandom(t *testing.T) {
-	s := splitmix(1)
+	s := rng(1)
 	for trial := range 200 {
 		n := 1 + int(s.next()%300)
 		vals := make([]int64, n)

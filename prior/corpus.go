@@ -1,0 +1,321 @@
+package prior
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/waiops/waiops/cjson"
+	"github.com/waiops/waiops/refusal"
+)
+
+// The corpus of vectors/prior (§14): native artifacts, their canonical
+// files in the three forms, and negative controls, with vectors.jsonl
+// naming each vector's outcome. Everything is a function of the code below:
+// WriteCorpus writes the same bytes every time.
+
+// rng is splitmix64, a fixed generator for the corpus's values.
+type rng uint64
+
+func (s *rng) next() uint64 {
+	*s += 0x9E3779B97F4A7C15
+	z := uint64(*s)
+	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
+	z = (z ^ z>>27) * 0x94D049BB133111EB
+	return z ^ z>>31
+}
+
+// ints returns n values in [lo, hi], the first two lo and hi themselves
+// when n allows, so each tensor reaches its range's ends.
+func (s *rng) ints(n int, lo, hi int64) []int64 {
+	out := make([]int64, n)
+	span := uint64(hi) - uint64(lo) + 1 // 0 for the whole i64 range
+	for i := range out {
+		switch {
+		case i == 0:
+			out[i] = lo
+		case i == 1:
+			out[i] = hi
+		case span == 0:
+			out[i] = int64(s.next())
+		default:
+			out[i] = lo + int64(s.next()%span)
+		}
+	}
+	return out
+}
+
+const i31 = 1<<31 - 1 // ±(2^31 − 1): the widest NNR_PT_INT values
+
+// whmSpec is a layer of a generated WHM1: its tag and kind fields.
+type whmSpec struct {
+	tag  byte
+	kind []int64
+}
+
+// genWHM1 lays out a WHM1 (DECISIONS D) with values drawn from seed; wide
+// draws mult and bias from the whole i64 range.
+func genWHM1(seed uint64, header [3]int64, layers []whmSpec, wide bool) []byte {
+	s := rng(seed)
+	lo, hi := int64(-i31), int64(i31)
+	if wide {
+		lo, hi = -1<<63, 1<<63-1
+	}
+	out := appendInts([]byte("WHM1"), 4, header[:]...)
+	out = appendInts(out, 4, int64(len(layers)))
+	for _, l := range layers {
+		out = append(out, l.tag)
+		switch l.tag {
+		case 0, 1:
+			out = appendInts(out, 4, l.kind...)
+			in, o, k := l.kind[0], l.kind[1], l.kind[2]
+			out = appendInts(out, 2, s.ints(int(in*o*k*k), -1<<15, 1<<15-1)...)
+			out = appendInts(out, 8, s.ints(int(o), lo, hi)...)
+			out = appendInts(out, 8, s.ints(int(o), lo, hi)...)
+		case 2:
+			c := l.kind[0]
+			out = appendInts(out, 4, c)
+			out = appendInts(out, 4, s.ints(int(c*c), -i31, i31)...)
+			out = appendInts(out, 8, s.ints(int(c), lo, hi)...)
+		case 4:
+			out = appendInts(out, 8, l.kind[0])
+			out = appendInts(out, 4, l.kind[1])
+		}
+	}
+	return out
+}
+
+// wsrSpec is a layer of a generated WSR1: cout, k and shift.
+type wsrSpec struct{ cout, k, shift int64 }
+
+// genWSR1 lays out a WSR1 (DECISIONS D); biasLo is the least bias drawn.
+func genWSR1(seed uint64, actHi int64, layers []wsrSpec, biasLo int64) []byte {
+	s := rng(seed)
+	out := appendInts([]byte("WSR1"), 2, actHi)
+	out = append(out, byte(len(layers)))
+	cin := int64(wsrCin0)
+	for _, l := range layers {
+		out = append(out, byte(l.cout), byte(l.k), byte(l.shift))
+		out = appendInts(out, 1, s.ints(int(l.cout*cin*l.k*l.k), -128, 127)...)
+		out = appendInts(out, 4, s.ints(int(l.cout), biasLo, i31)...)
+		out = appendInts(out, 2, s.ints(int(l.cout), 1, 65535)...)
+		cin = l.cout
+	}
+	return out
+}
+
+// corpusNatives are the corpus's native artifacts: name → bytes.
+func corpusNatives() []struct {
+	name   string
+	native []byte
+} {
+	convRelu := genWHM1(1, [3]int64{16, 8, 24}, []whmSpec{
+		{1, []int64{3, 4, 3, 2, 1}}, {3, nil}, {1, []int64{4, 2, 1, 1, 0}},
+	}, false)
+	allTags := genWHM1(2, [3]int64{0, 12, i31}, []whmSpec{
+		{1, []int64{2, 3, 3, 1, 1}}, {2, []int64{3}}, {4, []int64{-5, 4}},
+		{0, []int64{3, 2, 3, 2, 1, 1}}, {3, nil},
+	}, false)
+	relus := make([]whmSpec, maxWHMLayers+1)
+	for i := range relus {
+		relus[i].tag = 3
+	}
+	badTag := genWHM1(3, [3]int64{1, 2, 3}, []whmSpec{{3, nil}}, false)
+	badTag[len(badTag)-1] = 7
+	wsrThree := genWSR1(5, 32767, []wsrSpec{{8, 5, 0}, {16, 1, 31}, {12, 3, 7}}, -i31)
+	return []struct {
+		name   string
+		native []byte
+	}{
+		// Priors every form carries.
+		{"whm1_conv_relu.whm1", convRelu},
+		{"whm1_all_tags.whm1", allTags},
+		{"whm1_no_layers.whm1", genWHM1(4, [3]int64{7, 0, 31}, nil, false)},
+		{"wsr1_one_layer.wsr1", genWSR1(6, 255, []wsrSpec{{12, 3, 12}}, -i31)},
+		{"wsr1_three_layers.wsr1", wsrThree},
+		// Priors NNC cannot carry: values past ±(2^31 − 1) (§12.3).
+		{"whm1_wide.whm1", genWHM1(7, [3]int64{u32Max, 1, 2}, []whmSpec{{1, []int64{1, 2, 1, 0, 0}}}, true)},
+		{"wsr1_bias_min.wsr1", genWSR1(8, 1, []wsrSpec{{12, 1, 0}}, -1<<31)},
+		// Native artifacts that do not read, or have no tensor form.
+		{"whm1_truncated.whm1", convRelu[:len(convRelu)-1]},
+		{"whm1_bad_tag.whm1", badTag},
+		{"whm1_zero_dim.whm1", genWHM1(9, [3]int64{1, 1, 1}, []whmSpec{{1, []int64{2, 0, 3, 1, 1}}}, false)},
+		{"whm1_1001_layers.whm1", genWHM1(10, [3]int64{1, 1, 1}, relus, false)},
+		{"wsr1_trailing.wsr1", append(append([]byte{}, wsrThree...), 0)},
+		{"wsr1_last_cout.wsr1", genWSR1(11, 100, []wsrSpec{{8, 3, 1}}, -5)},
+		{"wsr1_shift_32.wsr1", genWSR1(12, 100, []wsrSpec{{12, 3, 32}}, -5)},
+		{"not_native.bin", []byte("WAM1")},
+	}
+}
+
+// control is one negative control: a file, its form, and the code its
+// load refuses with.
+type control struct {
+	name string
+	form Form
+	file []byte
+	code refusal.Code
+}
+
+// stFile writes a safetensors file whose header is hdr as it stands and
+// whose data is data.
+func stFile(hdr string, data []byte) []byte {
+	out := binary.LittleEndian.AppendUint64(nil, uint64(len(hdr)))
+	return append(append(out, hdr...), data...)
+}
+
+// unitBytes frames a unit of typ around body, as the writer does.
+func unitBytes(typ int, body []byte) []byte {
+	u, _ := appendUnit(nil, typ, body) // small bodies: the 15-bit size
+	return u
+}
+
+// corpusControls builds one negative control per code of §13 that a load
+// reaches (native_malformed is reached by encodes), from the corpus's
+// canonical files.
+func corpusControls(canon map[string][]byte) ([]control, error) {
+	wsrTensors := func(form Form, edit func(f *File)) ([]byte, error) {
+		f, err := Read(form, canon["wsr1_one_layer."+string(form)])
+		if err != nil {
+			return nil, err
+		}
+		edit(f)
+		return Write(form, f)
+	}
+	st := canon["whm1_conv_relu.safetensors"]
+	n := binary.LittleEndian.Uint64(st)
+	spaced := binary.LittleEndian.AppendUint64(nil, n+8)
+	spaced = append(append(append(spaced, st[8:8+n]...), "        "...), st[8+n:]...)
+	gg := canon["whm1_conv_relu.gguf"]
+	v2 := append([]byte("GGUF\x02\x00\x00\x00"), gg[8:]...)
+	nnc := canon["wsr1_one_layer.nnc"]
+	cs := []control{
+		{"header_truncated.safetensors", Safetensors, []byte{1, 0, 0, 0, 0}, HeaderTruncated},
+		{"header_too_large.safetensors", Safetensors, binary.LittleEndian.AppendUint64(nil, maxHeader+1), HeaderTooLarge},
+		{"header_malformed.safetensors", Safetensors, stFile(`{"__metadata__":{"wai.profile":"a","wai.\u0070rofile":"b"}}  `, nil), HeaderMalformed},
+		{"bad_magic.gguf", GGUF, append([]byte("GGUX"), gg[4:]...), BadMagic},
+		{"version_unsupported.gguf", GGUF, v2, VersionUnsupported},
+		{"tensor_malformed.safetensors", Safetensors, stFile(`{"a":{"dtype":"I8","shape":[1.0],"data_offsets":[0,1]}}`, []byte{0}), TensorMalformed},
+		{"dtype_unknown.safetensors", Safetensors, stFile(`{"a":{"dtype":"I4","shape":[2],"data_offsets":[0,1]}}`, []byte{0}), DTypeUnknown},
+		{"offset_mismatch.safetensors", Safetensors, stFile(`{"a":{"dtype":"I8","shape":[1],"data_offsets":[1,2]}}`, []byte{0, 0}), OffsetMismatch},
+		{"header_not_canonical.safetensors", Safetensors, spaced, HeaderNotCanonical},
+		{"nnc_truncated.nnc", NNC, nnc[:len(nnc)-1], NNCTruncated},
+		{"nnc_malformed.nnc", NNC, append(append([]byte{}, nnc...), unitBytes(unitSTR, []byte{0})...), NNCMalformed},
+		{"nnc_not_read.nnc", NNC, append(append([]byte{}, nnc...), unitBytes(2, nil)...), NNCNotRead},
+	}
+	edits := []struct {
+		name string
+		form Form
+		edit func(f *File)
+		code refusal.Code
+	}{
+		{"profile_absent.safetensors", Safetensors, func(f *File) { f.Meta["wai.profile"] = "wai-int/2" }, ProfileAbsent},
+		{"binding_unknown.gguf", GGUF, func(f *File) { f.Meta["wai.binding"] = "wsr2/1" }, BindingUnknown},
+		{"dtype_not_integer.nnc", NNC, func(f *File) {
+			f.Tensors = append(f.Tensors, Tensor{Name: "scale", DType: "F32", Shape: []uint64{1}, Data: []byte{0, 0, 0x80, 0x3f}})
+		}, DTypeNotInteger},
+		{"binding_mismatch.safetensors", Safetensors, func(f *File) {
+			f.Tensors = slices.DeleteFunc(f.Tensors, func(t Tensor) bool { return t.Name == "layer.0.shift" })
+		}, BindingMismatch},
+		{"value_out_of_range.gguf", GGUF, func(f *File) {
+			for i := range f.Tensors {
+				if f.Tensors[i].Name == "layer.0.mult" {
+					d := append([]byte{}, f.Tensors[i].Data...)
+					binary.LittleEndian.PutUint32(d, 65536) // §10.2: mult is 1 to 65535
+					f.Tensors[i].Data = d
+				}
+			}
+		}, ValueOutOfRange},
+	}
+	for _, e := range edits {
+		b, err := wsrTensors(e.form, e.edit)
+		if err != nil {
+			return nil, err
+		}
+		cs = append(cs, control{e.name, e.form, b, e.code})
+	}
+	return cs, nil
+}
+
+// WriteCorpus writes vectors/prior's corpus into dir: each native
+// artifact, its canonical file in each form, the negative controls, and
+// vectors.jsonl with every vector's outcome (§14). The bytes are the same
+// on every run.
+func WriteCorpus(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	write := func(name string, b []byte) error { return os.WriteFile(filepath.Join(dir, name), b, 0o644) }
+	var lines []byte
+	vector := func(v map[string]any) error {
+		b, err := cjson.Marshal(v)
+		if err != nil {
+			return err
+		}
+		lines = append(append(lines, b...), '\n')
+		return nil
+	}
+	canon := map[string][]byte{}
+	for _, nv := range corpusNatives() {
+		if err := write(nv.name, nv.native); err != nil {
+			return err
+		}
+		stem := nv.name[:len(nv.name)-len(filepath.Ext(nv.name))]
+		for _, form := range Forms {
+			file, binding, err := Encode(form, nv.native)
+			id := stem + "." + string(form)
+			expect := map[string]any{}
+			var r *refusal.Error
+			switch {
+			case errors.As(err, &r):
+				expect["refuse"] = string(r.Code)
+			case err != nil:
+				return err
+			default:
+				canon[id] = file
+				expect["file"] = id
+				expect["sha256"] = sha(file)
+				if err := write(id, file); err != nil {
+					return err
+				}
+			}
+			if err := vector(map[string]any{"expect": expect, "form": string(form), "id": "encode." + id, "kind": "encode", "native": nv.name}); err != nil {
+				return err
+			}
+			if file == nil {
+				continue
+			}
+			if err := vector(map[string]any{
+				"expect": map[string]any{"binding": binding, "native": nv.name, "sha256": sha(nv.native)},
+				"file":   id, "form": string(form), "id": "load." + id, "kind": "load",
+			}); err != nil {
+				return err
+			}
+		}
+	}
+	controls, err := corpusControls(canon)
+	if err != nil {
+		return err
+	}
+	for _, c := range controls {
+		if err := write(c.name, c.file); err != nil {
+			return err
+		}
+		if err := vector(map[string]any{
+			"expect": map[string]any{"refuse": string(c.code)},
+			"file":   c.name, "form": string(c.form), "id": "load." + c.name, "kind": "load",
+		}); err != nil {
+			return err
+		}
+	}
+	return write("vectors.jsonl", lines)
+}
+
+func sha(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}

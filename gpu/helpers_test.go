@@ -64,7 +64,7 @@ func oneOp(code whg1.Opcode, params any, ins []in, outC ...uint32) *whg1.Graph {
 // at their ends).
 func edgeData(r *rand.Rand, s tensor.Shape, lo, hi int64) *tensor.T {
 	t := tensor.New(s)
-	edges := []int64{lo, hi, lo + 1, hi - 1, 0, 1, -1, lo / 2, hi / 2, 3, -3}
+	edges := []int64{lo, hi, lo + 1, hi - 1, 0, 1, -1, lo / 2, hi / 2, 3, -3, 1 << 30, -1 << 30, 1 << 15, -1 << 15}
 	for i := range t.Data {
 		if i < len(edges) {
 			t.Data[i] = min(max(edges[i], lo), hi)

@@ -29,7 +29,7 @@ uniform int P_W;    // offset of Wt[cout][cg][KH][KW] in prm
 #define KK (KH * KW)
 
 #if TILED
-shared int patch[PATCH_H * PATCH_W];
+shared int tile[PATCH_H * PATCH_W];
 shared int wsh[OCB * KK];
 #endif
 
@@ -64,7 +64,7 @@ void main() {
 			int y = iy0 + int(k / uint(PATCH_W));
 			int x = ix0 + int(k % uint(PATCH_W));
 			bool inside = y >= 0 && y < H && x >= 0 && x < W;
-			patch[k] = inside ? in0_ld((plane + uint(y)) * uint(W) + uint(x)) : 0;
+					tile[k] = inside ? in0_ld((plane + uint(y)) * uint(W) + uint(x)) : 0;
 		}
 		for (uint k = lid; k < uint(OCB * KK); k += uint(TX * TY)) {
 			uint o = o0 + k / uint(KK);
@@ -73,7 +73,7 @@ void main() {
 		barrier();
 		for (int i = 0; i < KH; i++) {
 			for (int j = 0; j < KW; j++) {
-				int x = patch[(int(ly) * SH + i) * PATCH_W + int(lx) * SW + j];
+				int x = tile[(int(ly) * SH + i) * PATCH_W + int(lx) * SW + j];
 				for (int q = 0; q < OCB; q++) {
 					acc[q] += wsh[q * KK + i * KW + j] * x;
 				}

@@ -12,7 +12,7 @@ import (
 // whg1.Parse, whose step 7 has planned these shapes; a zero divisor is
 // refused here only so that a graph built by hand cannot panic.
 func planSizes(g *whg1.Graph) ([][2]int64, error) {
-	if len(g.Inputs) == 0 || g.Inputs[0].MaxH == 0 {
+	if !g.SizesDeclared() {
 		return nil, nil
 	}
 	s := make([][2]int64, len(g.Tensors))

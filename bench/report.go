@@ -1,0 +1,173 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// Report is everything one `waiops bench` run measured.
+type Report struct {
+	Machine map[string]string            `json:"machine"`
+	Fabrics map[string]map[string]string `json:"fabrics"` // name → identity
+	Notes   []string                     `json:"notes,omitempty"`
+	Figures []Figure                     `json:"figures"`
+	Ratios  []Ratio                      `json:"ratios"`
+	Slopes  []Slope                      `json:"slopes"`
+	Peers   []Peer                       `json:"peers,omitempty"`
+}
+
+// Machine describes the host the run was made on.
+func Machine() map[string]string {
+	m := map[string]string{"goos": runtime.GOOS, "goarch": runtime.GOARCH,
+		"go": runtime.Version(), "cpus": fmt.Sprint(runtime.NumCPU())}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m["cpu"] = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return m
+}
+
+// Write puts bench.json, bench.md and one PNG per operator family in dir.
+func (r *Report) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	j, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bench.json"), append(j, '\n'), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bench.md"), []byte(r.markdown()), 0o644); err != nil {
+		return err
+	}
+	return r.plots(dir)
+}
+
+func (r *Report) markdown() string {
+	var b strings.Builder
+	b.WriteString("# waiops bench\n\n")
+	fmt.Fprintf(&b, "Machine: %s, %s/%s, %s CPUs, %s.\n\n", r.Machine["cpu"], r.Machine["goos"], r.Machine["goarch"], r.Machine["cpus"], r.Machine["go"])
+	for _, name := range sortedKeys(r.Fabrics) {
+		fmt.Fprintf(&b, "- fabric `%s`: %s\n", name, identityLine(r.Fabrics[name]))
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "- note: %s\n", n)
+	}
+	b.WriteString("\n| case | fabric | runs | median | min | max | throughput | equal |\n|---|---|---|---|---|---|---|---|\n")
+	for _, f := range r.Figures {
+		if f.Err != "" {
+			fmt.Fprintf(&b, "| %s | %s | – | – | – | – | refused: %s | – |\n", f.Case, f.Fabric, f.Err)
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %v |\n", f.Case, f.Fabric, f.Runs,
+			dur(f.MedianNS), dur(f.MinNS), dur(f.MaxNS), rate(f.Throughput, f.Unit), f.EqualToFirst)
+	}
+	if len(r.Ratios) > 0 {
+		b.WriteString("\n## GPU / CPU (same run)\n\n| case | ratio |\n|---|---|\n")
+		for _, x := range r.Ratios {
+			fmt.Fprintf(&b, "| %s | %.2f |\n", x.Case, x.Ratio)
+		}
+	}
+	b.WriteString("\n## Cost against work (least squares over the size sweep)\n\n| op | fabric | ns per unit | intercept | R² |\n|---|---|---|---|---|\n")
+	for _, s := range r.Slopes {
+		fmt.Fprintf(&b, "| %s | %s | %.4f | %s | %.3f |\n", s.Op, s.Fabric, s.NSPerUnit, dur(s.InterceptNS), s.R2)
+	}
+	if len(r.Peers) > 0 {
+		b.WriteString("\n## Peers (same conv, same data)\n\n| peer | case | median | throughput | ours / peer | outputs equal | note |\n|---|---|---|---|---|---|---|\n")
+		for _, p := range r.Peers {
+			if p.Skipped != "" {
+				fmt.Fprintf(&b, "| %s | %s | – | – | – | – | skipped: %s |\n", p.Name, p.Case, p.Skipped)
+				continue
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f | %v | %s |\n", p.Name, p.Case, dur(p.MedianNS), rate(p.Throughput, "MAC"), p.OursOverPeer, p.Equal, p.Note)
+		}
+	}
+	return b.String()
+}
+
+func identityLine(id map[string]string) string {
+	var parts []string
+	for _, k := range sortedKeys(id) {
+		parts = append(parts, k+"="+id[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func dur(ns float64) string {
+	switch {
+	case ns >= 1e9:
+		return fmt.Sprintf("%.2f s", ns/1e9)
+	case ns >= 1e6:
+		return fmt.Sprintf("%.2f ms", ns/1e6)
+	}
+	return fmt.Sprintf("%.1f µs", ns/1e3)
+}
+
+func rate(perSec float64, unit string) string {
+	switch {
+	case perSec >= 1e9:
+		return fmt.Sprintf("%.2f G%s/s", perSec/1e9, unit)
+	case perSec >= 1e6:
+		return fmt.Sprintf("%.1f M%s/s", perSec/1e6, unit)
+	}
+	return fmt.Sprintf("%.0f %s/s", perSec, unit)
+}
+
+// plots draws throughput against input side, one line per fabric, one PNG
+// per operator family.
+func (r *Report) plots(dir string) error {
+	byOp := map[string]map[string]plotter.XYs{}
+	var ops []string
+	for _, f := range r.Figures {
+		if f.Err != "" {
+			continue
+		}
+		if byOp[f.Op] == nil {
+			byOp[f.Op] = map[string]plotter.XYs{}
+			ops = append(ops, f.Op)
+		}
+		byOp[f.Op][f.Fabric] = append(byOp[f.Op][f.Fabric], plotter.XY{X: float64(f.Size), Y: f.Throughput})
+	}
+	for _, op := range ops {
+		p := plot.New()
+		p.Title.Text = op
+		p.X.Label.Text = "input side"
+		p.Y.Label.Text = "work per second"
+		var args []any
+		for _, fab := range sortedKeys(byOp[op]) {
+			args = append(args, fab, byOp[op][fab])
+		}
+		if err := plotutil.AddLinePoints(p, args...); err != nil {
+			return err
+		}
+		if err := p.Save(5*vg.Inch, 3.5*vg.Inch, filepath.Join(dir, op+".png")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}

@@ -1,0 +1,148 @@
+package plan
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/waiops/waiops/certify"
+	"github.com/waiops/waiops/refusal"
+	"github.com/waiops/waiops/tensor"
+	"github.com/waiops/waiops/whg1"
+)
+
+// Choice is how a Session picks a fabric.
+type Choice string
+
+const (
+	Auto Choice = "auto" // the GPU for acc32 graphs when a real one is present, else the CPU
+	CPU  Choice = "cpu"  // always the CPU reference
+	GPU  Choice = "gpu"  // the GL fabric, also on a software renderer; acc64 graphs refused
+)
+
+// ParseChoice reads a --fabric value.
+func ParseChoice(s string) (Choice, error) {
+	switch c := Choice(s); c {
+	case Auto, CPU, GPU:
+		return c, nil
+	}
+	return "", fmt.Errorf("fabric %q: want auto, cpu or gpu", s)
+}
+
+// softwareRenderers are GL renderers that rasterise on the CPU. §6 of our
+// issue tracker measured llvmpipe below a single-goroutine Go loop, so auto
+// does not route to them; --fabric gpu still does (that is how CI proves the
+// shaders).
+var softwareRenderers = []string{"llvmpipe", "softpipe", "swrast", "software"}
+
+// IsSoftware reports whether a GL renderer string names a software rasteriser.
+func IsSoftware(renderer string) bool {
+	r := strings.ToLower(renderer)
+	for _, s := range softwareRenderers {
+		if strings.Contains(r, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Session loads graphs once and decodes many times. Decodes on the CPU
+// fabric may run from several goroutines at once; GPU work is serialised on
+// the GL context's thread by the gpu package.
+type Session struct {
+	choice Choice
+	cpu    Fabric
+	gpu    Fabric // nil when no usable GL context
+	// Note says once why a session does not use the GPU ("" when it does).
+	Note string
+
+	mu     sync.Mutex
+	loaded map[loadKey]*Graph
+}
+
+type loadKey struct {
+	sum    [32]byte
+	fabric string
+}
+
+// NewSession opens the fabrics a choice needs. With Auto a missing GPU is not
+// an error: the session runs on the CPU and Note says why. With GPU a missing
+// context is an error.
+func NewSession(choice Choice) (*Session, error) {
+	s := &Session{choice: choice, cpu: NewCPU(), loaded: map[loadKey]*Graph{}}
+	if choice == CPU {
+		return s, nil
+	}
+	g, err := OpenGPU()
+	switch {
+	case err != nil && choice == GPU:
+		return nil, err
+	case err != nil:
+		s.Note = "no GPU fabric: " + err.Error() + "; running on the CPU reference"
+	case choice == Auto && IsSoftware(g.Identity()["gl_renderer"]):
+		s.Note = "GL renderer " + g.Identity()["gl_renderer"] + " is a software rasteriser; auto runs on the CPU reference (use --fabric gpu to run there)"
+	default:
+		s.gpu = g
+	}
+	return s, nil
+}
+
+// Graph is a graph loaded for one fabric.
+type Graph struct {
+	Model  *whg1.Graph
+	Fabric Fabric
+	dec    whg1.Decoder
+}
+
+// Load parses and certifies b (once per distinct bytes and fabric) and picks
+// its fabric: under Auto the GPU when the verdict meets acc32 and a GPU is
+// present, else the CPU; under GPU a graph that does not meet acc32 is
+// refused (model_mismatch, §11 "In the sink": an acc64 set runs only on an
+// acc64 implementation).
+func (s *Session) Load(b []byte) (*Graph, error) {
+	f := s.cpu
+	if s.gpu != nil {
+		ok, err := meetsAcc32(b)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case ok:
+			f = s.gpu
+		case s.choice == GPU:
+			return nil, refusal.New(refusal.ModelMismatch, "the graph's verdict does not meet acc32, and the gpu fabric implements acc32 only; run it with --fabric cpu or auto")
+		}
+	}
+	key := loadKey{sha256.Sum256(b), f.Name()}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if g, ok := s.loaded[key]; ok {
+		return g, nil
+	}
+	dec, model, err := f.Load(b)
+	if err != nil {
+		return nil, err
+	}
+	g := &Graph{Model: model, Fabric: f, dec: dec}
+	s.loaded[key] = g
+	return g, nil
+}
+
+// meetsAcc32 reports the graph's verdict under acc32 from the certifier's
+// cache; a graph that fails to load at all returns its refusal.
+func meetsAcc32(b []byte) (bool, error) {
+	v, err := certify.CachedVerdict(b)
+	if err != nil {
+		return false, err
+	}
+	return v.Meets("acc32"), nil
+}
+
+// Decode runs one decode (no state carried).
+func (g *Graph) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, error) {
+	return whg1.NewSequence(g.Model, g.dec).Decode(inputs, scalars)
+}
+
+// Sequence starts a sequence of decodes that carries state (§10.3).
+func (g *Graph) Sequence() *whg1.Sequence { return whg1.NewSequence(g.Model, g.dec) }

@@ -62,3 +62,18 @@ func TestConvTransposeResidues(t *testing.T) {
 		t.Errorf("k_c = %v, want 214748364", n.KC)
 	}
 }
+
+// A 2×2 conv_transpose with stride 2 in both directions over [−1, 2], one
+// channel, W = [[1, −2], [3, 4]], pre bias 5: each residue holds one tap.
+//
+//	terms: 1 → [−1, 2], −2 → [−4, 2], 3 → [−3, 6], 4 → [−4, 8]; convT.term = [−4, 8].
+//	A(K_ρ, 5) = [min(0, 5) + lo⁻, max(0, 5) + hi⁺]: [−1, 7], [−4, 7], [−3, 11], [−4, 13];
+//	convT.acc = [−4, 13]. One sum over all four taps would be [−12, 23].
+func TestConvTransposeStride2x2(t *testing.T) {
+	b := newGraph(1, -1, 2, 4, 4)
+	b.op(whg1.OpConvTranspose, &whg1.ConvT{Cout: 1, KH: 2, KW: 2, SH: 2, SW: 2,
+		RQ: rqFloor(0, 5), W: []int64{1, -2, 3, 4}}, 1, 0)
+	n := &certOne(t, b).Graphs[0].Nodes[0]
+	wantIv(t, "convT.term", n.Intermediates["convT.term"], bi(-4), bi(8))
+	wantIv(t, "convT.acc", n.Intermediates["convT.acc"], bi(-4), bi(13))
+}

@@ -8,33 +8,39 @@ import (
 	"github.com/waiops/waiops/whg1"
 )
 
-// conv is §5.2 conv, with three exact paths picked per decode:
+// conv is §5.2 conv, with three exact paths picked per decode. Let
+// X = max|x| over this decode's actual input and B = max_o Σ|Wt[o]|·X. Every
+// term w·x of output channel o, and every partial sum of any subset of its
+// terms (conv.term, conv.acc without the bias), lies in [−B, B].
 //
-//   - i32: every weight and max|x| fit i32, and B = max_o Σ|Wt[o]|·max|x|
-//     ≤ 2^31 − 1, where max|x| is over this decode's actual input. Every term w·x and
-//     every partial sum of any subset of o's terms (conv.term, conv.acc
-//     without the bias) then lies in [−B, B], so int32 arithmetic is exact:
-//     the whole sum is one §6 chunk (K_c ≥ cg·kh·kw terms).
-//   - i64: B ≤ 2^63 − 1; the same argument with int64.
+//   - lanes: stride sw = 1, X ≤ 2^31 − 1 and B ≤ 2^31 − 1. Two output
+//     columns share one int64 word as two i32 lanes: the input is packed as
+//     P = x_a + 2^32·x_b (x_a the column of the left half, x_b the matching
+//     column of the right half), and each step adds w·P, so the word holds
+//     S_a + 2^32·S_b with S_a, S_b partial sums of two outputs. Both lie in
+//     [−B, B] ⊂ i32, so the word stays within (2^31 − 1)·(2^32 + 1) < 2^63,
+//     S_a is the word's low 32 bits read as an i32, and S_b is the rest
+//     divided by 2^32: no value wraps and every lane is exact. Each term in
+//     a lane is w times the element's value, so no offset encoding is used
+//     (§3, Storage); this is two-lane SIMD on one integer register, with the
+//     whole sum one §6 chunk (K_c ≥ cg·kh·kw terms).
+//   - i64: B ≤ 2^63 − 1; the products and sums in plain int64.
 //   - exact: otherwise, each product by mul64 and the sum in 128 bits with
 //     overflow checked.
 //
 // The pre bias joins in rqOf, in 128 bits, so B does not include it (§6:
-// "a pre bias joins the wide sum"). Values enter every product as
-// themselves: no offset encoding is used anywhere (§3, Storage).
+// "a pre bias joins the wide sum").
 type convKernel struct {
 	p        *whg1.Conv
 	cin, cg  int
 	og, taps int
 	wsum     []int128 // Σ|Wt[o]| for each o: at most 2^32 weights of 2^63
-	w32      []int32  // the weights when every one fits i32, else nil
 }
 
 func newConv(p *whg1.Conv, cin int) *convKernel {
 	k := &convKernel{p: p, cin: cin, cg: cin / int(p.Groups), og: int(p.Cout / p.Groups)}
 	k.taps = k.cg * int(p.KH*p.KW)
 	k.wsum = make([]int128, p.Cout)
-	fits32 := true
 	for o := range k.wsum {
 		var s int128
 		for _, w := range p.W[o*k.taps : (o+1)*k.taps] {
@@ -43,15 +49,8 @@ func newConv(p *whg1.Conv, cin int) *convKernel {
 			} else {
 				s, _ = s.add64(w)
 			}
-			fits32 = fits32 && w == int64(int32(w))
 		}
 		k.wsum[o] = s
-	}
-	if fits32 {
-		k.w32 = make([]int32, len(p.W))
-		for i, w := range p.W {
-			k.w32[i] = int32(w)
-		}
 	}
 	return k
 }
@@ -95,7 +94,7 @@ func (k *convKernel) bound(x uint64) (int64, bool) {
 type convPath int
 
 const (
-	pathI32 convPath = iota
+	pathLanes convPath = iota
 	pathI64
 	pathExact
 )
@@ -105,8 +104,8 @@ func (k *convKernel) choose(x []int64) convPath {
 	X := maxAbs(x)
 	b, ok := k.bound(X)
 	switch {
-	case ok && b <= 1<<31-1 && X <= 1<<31-1 && k.w32 != nil:
-		return pathI32
+	case ok && b <= 1<<31-1 && X <= 1<<31-1 && k.p.SW == 1:
+		return pathLanes
 	case ok:
 		return pathI64
 	}
@@ -115,17 +114,14 @@ func (k *convKernel) choose(x []int64) convPath {
 
 func (k *convKernel) run(x, out *tensor.T) error {
 	switch k.choose(x.Data) {
-	case pathI32:
-		x32 := make([]int32, len(x.Data))
-		for i, v := range x.Data {
-			x32[i] = int32(v) // |v| ≤ max|x| ≤ 2^31 − 1 (choose)
-		}
+	case pathLanes:
+		pk := k.pack(x, out.Shape.W)
 		return parallelRows(out.Shape.H, convWork(x.Shape), func(y0, y1 int) error {
-			return convRows(k, x32, k.w32, x.Shape, out, y0, y1)
+			return k.laneRows(pk, x.Shape.H, out, y0, y1)
 		})
 	case pathI64:
 		return parallelRows(out.Shape.H, convWork(x.Shape), func(y0, y1 int) error {
-			return convRows(k, x.Data, k.p.W, x.Shape, out, y0, y1)
+			return convRows(k, x.Data, x.Shape, out, y0, y1)
 		})
 	}
 	return convExact(k, x, out)
@@ -157,17 +153,17 @@ func parallelRows(rows, perRow int, f func(y0, y1 int) error) error {
 	return nil
 }
 
-// convRows computes output rows [y0, y1) of every output channel with
-// accumulators of type T; the caller has proved (convKernel doc) that every
-// term and partial sum fits T. For each output row and channel, each kernel
+// convRows computes output rows [y0, y1) of every output channel with int64
+// accumulators; the caller has proved (convKernel doc) that every term and
+// partial sum fits i64. For each output row and channel, each kernel
 // tap adds w times a contiguous run of an input row into the row of
 // accumulators; padding only narrows the run, so no element branches.
-func convRows[T int32 | int64](k *convKernel, x, w []T, in tensor.Shape, out *tensor.T, y0, y1 int) error {
+func convRows(k *convKernel, x []int64, in tensor.Shape, out *tensor.T, y0, y1 int) error {
 	p := k.p
 	H, W := in.H, in.W
 	kh, kw, sh, sw, ph, pw := int(p.KH), int(p.KW), int(p.SH), int(p.SW), int(p.PH), int(p.PW)
 	Ho, Wo := out.Shape.H, out.Shape.W
-	acc := make([]T, Wo)
+	acc := make([]int64, Wo)
 	for oy := y0; oy < y1; oy++ {
 		for o := range int(p.Cout) {
 			clear(acc)
@@ -179,7 +175,7 @@ func convRows[T int32 | int64](k *convKernel, x, w []T, in tensor.Shape, out *te
 						continue
 					}
 					row := x[((c0+ci)*H+u)*W:][:W]
-					taps := w[((o*k.cg+ci)*kh+i)*kw:][:kw]
+					taps := p.W[((o*k.cg+ci)*kh+i)*kw:][:kw]
 					if sw == 1 {
 						rowTaps(acc, row, taps, pw)
 					} else {
@@ -189,7 +185,7 @@ func convRows[T int32 | int64](k *convKernel, x, w []T, in tensor.Shape, out *te
 			}
 			dst := out.Data[(o*Ho+oy)*Wo:][:Wo]
 			for ox, a := range acc {
-				v, ok := rqOf(&p.RQ, o, i128(int64(a)))
+				v, ok := rqOf(&p.RQ, o, i128(a))
 				if !ok {
 					return outside("conv")
 				}
@@ -207,19 +203,12 @@ func tapRange(off, w, wo int) (lo, hi int) { return max(0, -off), min(wo, w-off)
 // rowTaps adds Σ_j taps[j]·row[ox + j − pw] into acc[ox] for stride 1. For a
 // 3-wide kernel the interior, where all three taps read inside the row, runs
 // the three taps in one pass; the edges and other widths go tap by tap.
-func rowTaps[T int32 | int64](acc, row, taps []T, pw int) {
+func rowTaps(acc, row, taps []int64, pw int) {
 	W, Wo := len(row), len(acc)
 	if len(taps) == 3 {
 		lo, hi := max(0, pw), min(Wo, W-2+pw) // interior: 0 ≤ ox − pw, ox − pw + 2 < W
 		if lo < hi {
-			w0, w1, w2 := taps[0], taps[1], taps[2]
-			a := acc[lo:hi]
-			r0 := row[lo-pw:][:len(a)]
-			r1 := row[lo-pw+1:][:len(a)]
-			r2 := row[lo-pw+2:][:len(a)]
-			for t := range a {
-				a[t] += w0*r0[t] + w1*r1[t] + w2*r2[t]
-			}
+			taps3(acc[lo:hi], row[lo-pw:], taps)
 			for j, wj := range taps {
 				tl, th := tapRange(j-pw, W, Wo)
 				axpy(acc[tl:min(th, lo)], wj, row, tl+j-pw)
@@ -237,8 +226,20 @@ func rowTaps[T int32 | int64](acc, row, taps []T, pw int) {
 	}
 }
 
+// taps3 adds taps[0]·r[t] + taps[1]·r[t + 1] + taps[2]·r[t + 2] into a[t]:
+// one load and store of each accumulator for three products.
+func taps3(a, r, taps []int64) {
+	w0, w1, w2 := taps[0], taps[1], taps[2]
+	r0 := r[:len(a)]
+	r1 := r[1:][:len(a)]
+	r2 := r[2:][:len(a)]
+	for t := range a {
+		a[t] += w0*r0[t] + w1*r1[t] + w2*r2[t]
+	}
+}
+
 // axpy adds w·row[from + t] into a[t].
-func axpy[T int32 | int64](a []T, w T, row []T, from int) {
+func axpy(a []int64, w int64, row []int64, from int) {
 	if len(a) == 0 {
 		return
 	}
@@ -248,8 +249,91 @@ func axpy[T int32 | int64](a []T, w T, row []T, from int) {
 	}
 }
 
+// lanes is the input packed for pathLanes: for each channel and row,
+// width = half + kw − 1 words, word t holding xpad(t) + 2^32·xpad(t + half),
+// where xpad(v) is the row's element v − pw, or 0 in the padding.
+// half = ⌈Wo/2⌉: output column t < half is the low lane of accumulator t,
+// and column t + half its high lane; both read word t + j for tap j.
+type lanes struct {
+	data        []int64
+	half, width int
+}
+
+func (k *convKernel) pack(x *tensor.T, wo int) lanes {
+	pw, W := int(k.p.PW), x.Shape.W
+	half := (wo + 1) / 2
+	l := lanes{half: half, width: half + int(k.p.KW) - 1}
+	xpad := func(row []int64, v int) int64 {
+		if v -= pw; v >= 0 && v < W {
+			return row[v]
+		}
+		return 0
+	}
+	l.data = make([]int64, x.Shape.C*x.Shape.H*l.width)
+	for r := range x.Shape.C * x.Shape.H {
+		row, dst := x.Data[r*W:][:W], l.data[r*l.width:][:l.width]
+		for t := range dst {
+			// |xpad| ≤ X ≤ 2^31 − 1 (choose), so the word is exact.
+			dst[t] = xpad(row, t) + xpad(row, t+half)*(1<<32)
+		}
+	}
+	return l
+}
+
+// laneRows computes output rows [y0, y1) of every output channel on the
+// packed input (pathLanes, stride 1): the padding is in the packed rows, so
+// every tap runs over the whole accumulator row. Each accumulator is then
+// split into its lanes: S_a = the low 32 bits as an i32, S_b = (word − S_a) / 2^32.
+func (k *convKernel) laneRows(l lanes, H int, out *tensor.T, y0, y1 int) error {
+	p := k.p
+	kh, kw, sh, ph := int(p.KH), int(p.KW), int(p.SH), int(p.PH)
+	Ho, Wo := out.Shape.H, out.Shape.W
+	acc := make([]int64, l.half)
+	for oy := y0; oy < y1; oy++ {
+		for o := range int(p.Cout) {
+			clear(acc)
+			c0 := o / k.og * k.cg
+			for ci := range k.cg {
+				for i := range kh {
+					u := oy*sh + i - ph
+					if u < 0 || u >= H {
+						continue
+					}
+					row := l.data[((c0+ci)*H+u)*l.width:][:l.width]
+					taps := p.W[((o*k.cg+ci)*kh+i)*kw:][:kw]
+					if kw == 3 {
+						taps3(acc, row, taps)
+						continue
+					}
+					for j, w := range taps {
+						if w != 0 {
+							axpy(acc, w, row, j)
+						}
+					}
+				}
+			}
+			dst := out.Data[(o*Ho+oy)*Wo:][:Wo]
+			for t, a := range acc {
+				lo := int64(int32(a))
+				v, ok := rqOf(&p.RQ, o, i128(lo))
+				if !ok {
+					return outside("conv")
+				}
+				dst[t] = v
+				if t+l.half < Wo {
+					if v, ok = rqOf(&p.RQ, o, i128((a-lo)>>32)); !ok {
+						return outside("conv")
+					}
+					dst[t+l.half] = v
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // rowTapsStrided is rowTaps for stride sw > 1: acc[ox] += w·row[ox·sw + j − pw].
-func rowTapsStrided[T int32 | int64](acc, row, taps []T, pw, sw int) {
+func rowTapsStrided(acc, row, taps []int64, pw, sw int) {
 	W := len(row)
 	for j, wj := range taps {
 		if wj == 0 {

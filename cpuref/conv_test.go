@@ -136,7 +136,7 @@ func TestConvPathsAgainstBig(t *testing.T) {
 		want       convPath
 		allowOther bool
 	}{
-		{"i8", in(-128, 127), in(-128, 127), in(-1000, 1000), func() uint8 { return uint8(r.IntN(12)) }, pathI32, false},
+		{"i8", in(-128, 127), in(-128, 127), in(-1000, 1000), func() uint8 { return uint8(r.IntN(12)) }, pathLanes, false},
 		{"i32 inputs", in(-3, 3), in(-1<<28, 1<<28), in(-1<<40, 1<<40), func() uint8 { return uint8(r.IntN(40)) }, pathI64, true},
 		{"i40", in(-1<<20, 1<<20), in(-1<<30, 1<<30), in(-1<<61, 1<<61), func() uint8 { return uint8(r.IntN(64)) }, pathI64, false},
 		// Products up to 2^63·2^56 and at most 3·16 of them: every partial
@@ -152,12 +152,16 @@ func TestConvPathsAgainstBig(t *testing.T) {
 			k := newConv(p, x.Shape.C)
 			path := k.choose(x.Data)
 			seen[path]++
-			if path != rg.want && !rg.allowOther {
+			want := rg.want
+			if want == pathLanes && p.SW != 1 {
+				want = pathI64 // the lanes need stride 1
+			}
+			if path != want && !rg.allowOther {
 				t.Fatalf("%s: path %d, want %d", rg.name, path, rg.want)
 			}
 			out := tensor.New(tensor.Shape{C: int(p.Cout), H: ho, W: wo})
 			err := k.run(x, out)
-			want, ok := bigConv(p, x, ho, wo)
+			ref, ok := bigConv(p, x, ho, wo)
 			if !ok {
 				expectRefusal(t, rg.name+" past i64", err, refusal.ModelMismatch)
 				continue
@@ -165,7 +169,7 @@ func TestConvPathsAgainstBig(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v (conv %+v)", rg.name, err, *p)
 			}
-			expect(t, rg.name, out, want...)
+			expect(t, rg.name, out, ref...)
 			compared++
 		}
 		if compared < 20 {
@@ -191,22 +195,29 @@ func TestConvPathBoundaries(t *testing.T) {
 		x     []int64
 		shift uint8
 		path  convPath
-		want  int64
+		want  []int64
 	}{
 		// B = (2^31 − 1)·1: i32, the product −(2^31 − 1) exact.
-		{"B = 2^31 − 1", []int64{1<<31 - 1}, []int64{-1}, 0, pathI32, -(1<<31 - 1)},
+		{"B = 2^31 − 1", []int64{1<<31 - 1}, []int64{-1}, 0, pathLanes, []int64{-(1<<31 - 1)}},
 		// B = (2^31 − 1)·2: i64.
-		{"B = 2^32 − 2", []int64{1<<31 - 1}, []int64{-2}, 0, pathI64, -(1<<32 - 2)},
+		{"B = 2^32 − 2", []int64{1<<31 - 1}, []int64{-2}, 0, pathI64, []int64{-(1<<32 - 2)}},
 		// max|x| = 2^31 (x = −2^31 does not fit the i32 value path's bound).
-		{"x = −2^31", []int64{1}, []int64{-1 << 31}, 0, pathI64, -1 << 31},
+		{"x = −2^31", []int64{1}, []int64{-1 << 31}, 0, pathI64, []int64{-1 << 31}},
 		// Two taps, B = (2^30 + 2^30 − 1)·1 = 2^31 − 1: the sum is 2^31 − 1.
-		{"two taps at 2^31 − 1", []int64{1 << 30, 1<<30 - 1}, []int64{1, 1}, 0, pathI32, 1<<31 - 1},
+		{"two taps at 2^31 − 1", []int64{1 << 30, 1<<30 - 1}, []int64{1, 1}, 0, pathLanes, []int64{1<<31 - 1}},
 		// B = 2^63 − 1 exactly: i64, the sum 2^63 − 1.
-		{"B = 2^63 − 1", []int64{1 << 62, 1<<62 - 1}, []int64{1, 1}, 0, pathI64, 1<<63 - 1},
+		{"B = 2^63 − 1", []int64{1 << 62, 1<<62 - 1}, []int64{1, 1}, 0, pathI64, []int64{1<<63 - 1}},
 		// x doubled: B = 2^64 − 2, the exact path; acc = 2^64 − 2, shift 1 → 2^63 − 1.
-		{"B = 2^64 − 2", []int64{1 << 62, 1<<62 - 1}, []int64{2, 2}, 1, pathExact, 1<<63 - 1},
-		// A weight past i32 with a small input: not i32.
-		{"w = 2^31", []int64{1 << 31}, []int64{0}, 0, pathI64, 0},
+		{"B = 2^64 − 2", []int64{1 << 62, 1<<62 - 1}, []int64{2, 2}, 1, pathExact, []int64{1<<63 - 1}},
+		// A weight past i32 on an all-zero input: B = 0 and every packed
+		// word is 0, so the lanes hold.
+		{"w = 2^31, x = 0", []int64{1 << 31}, []int64{0}, 0, pathLanes, []int64{0}},
+		// B = 2^31 − 1 with both lanes used (Wo = 2) at opposite ends, and
+		// with both at the bottom end.
+		{"lanes ±(2^31 − 1)", []int64{1<<31 - 1}, []int64{-1, 1}, 0, pathLanes, []int64{-(1<<31 - 1), 1<<31 - 1}},
+		{"lanes −(2^31 − 1) twice", []int64{-1<<31 + 1}, []int64{1, 1}, 0, pathLanes, []int64{-1<<31 + 1, -1<<31 + 1}},
+		// Wo = 3, odd: the last lane is unused.
+		{"lanes Wo = 3", []int64{1 << 30, 1<<30 - 1}, []int64{1, 1, -1, 1}, 0, pathLanes, []int64{1<<31 - 1, 1, -1}},
 	} {
 		p := conv(c.w, c.shift)
 		k := newConv(p, 1)
@@ -214,9 +225,9 @@ func TestConvPathBoundaries(t *testing.T) {
 		if got := k.choose(x.Data); got != c.path {
 			t.Errorf("%s: path %d, want %d", c.name, got, c.path)
 		}
-		out := like(1, 1, 1)
+		out := like(1, 1, len(c.x)-len(c.w)+1)
 		noErr(t, c.name, k.run(x, out))
-		expect(t, c.name, out, c.want)
+		expect(t, c.name, out, c.want...)
 	}
 }
 

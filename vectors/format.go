@@ -17,6 +17,7 @@ import (
 
 	"github.com/waiops/waiops/cjson"
 	"github.com/waiops/waiops/refusal"
+	"github.com/waiops/waiops/stage"
 	"github.com/waiops/waiops/tensor"
 )
 
@@ -28,6 +29,10 @@ var allProfiles = []string{"acc32", "acc64"}
 var refusalCodes = []refusal.Code{
 	refusal.ModelMismatch, refusal.TooLarge, refusal.FieldRange, refusal.GeometryMismatch,
 }
+
+// stageCodes is the closed set of a stage vector's refusals: the codes of
+// §5E's conditions and E1's and E8's stream refusals.
+var stageCodes = append([]refusal.Code{stage.StreamExhausted, stage.StreamNoncanonical}, refusalCodes...)
 
 // Vector is one graph vector (§14.1): a WHG1 graph, its load outcome, the
 // profiles whose implementations must reproduce it and, when it loads, its
@@ -306,7 +311,7 @@ func parseStage(m map[string]any) (Stage, error) {
 			return s, fmt.Errorf("%s: %w", id, err)
 		}
 		c, ok := s.Expect["refuse"].(string)
-		if !ok || !slices.Contains(refusalCodes, refusal.Code(c)) {
+		if !ok || !slices.Contains(stageCodes, refusal.Code(c)) {
 			return s, fmt.Errorf("%s: unknown refusal code %v", id, s.Expect["refuse"])
 		}
 		if _, err := cjson.Int(s.Expect["at"]); err != nil {

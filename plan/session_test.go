@@ -1,0 +1,188 @@
+package plan
+
+import (
+	"errors"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/waiops/waiops/refusal"
+	"github.com/waiops/waiops/tensor"
+	"github.com/waiops/waiops/whg1"
+)
+
+// graph is relu(x · m >> 0) over a [1, 1, 4] input checked to [lo, hi],
+// with one multiplier m: a rescale whose rq.p reaches hi·m.
+func graph(lo, hi, m int64) []byte {
+	return whg1.Encode(&whg1.Graph{
+		Version: 1, OpSet: 1, MaxElems: 1 << 26,
+		Inputs:  []whg1.Input{{Tensor: 0, MaxH: 1, MaxW: 4}},
+		Outputs: []uint32{2},
+		Tensors: []whg1.Tensor{
+			{Channels: 1, Exponent: whg1.NoExponent, Policy: whg1.Check, Lo: lo, Hi: hi},
+			{Channels: 1, Exponent: whg1.NoExponent},
+			{Channels: 1, Exponent: whg1.NoExponent},
+		},
+		Ops: []whg1.Op{
+			{Code: whg1.OpRescale, In: []uint32{0}, Out: []uint32{1}, Params: &whg1.Rescale{RQ: whg1.RQ{MKind: 1, MBytes: 8, Mult: []int64{m}, SKind: 1, Shift: []uint8{0}}}},
+			{Code: whg1.OpRelu, In: []uint32{1}, Out: []uint32{2}},
+		},
+	})
+}
+
+// acc32Graph meets acc32: 100·3 fits i32. acc64Graph meets only acc64: its
+// rescale output reaches 2^31 (2^30 · 2), one past i32.
+var (
+	acc32Graph = graph(-100, 100, 3)
+	acc64Graph = graph(-(1 << 30), 1<<30, 2)
+)
+
+func in4(v ...int64) []*tensor.T {
+	return []*tensor.T{{Shape: tensor.Shape{C: 1, H: 1, W: 4}, Data: v}}
+}
+
+// requireGPU opens the GL fabric; CI (WAIOPS_REQUIRE_GPU=1) fails without
+// one, elsewhere the test skips.
+func requireGPU(t *testing.T) Fabric {
+	t.Helper()
+	g, err := OpenGPU()
+	if err != nil {
+		if os.Getenv("WAIOPS_REQUIRE_GPU") != "" {
+			t.Fatalf("WAIOPS_REQUIRE_GPU is set and the GL fabric cannot open: %v", err)
+		}
+		t.Skipf("no GL fabric: %v", err)
+	}
+	return g
+}
+
+func TestCPUSessionDecodes(t *testing.T) {
+	s, err := NewSession(CPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := s.Load(acc64Graph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Fabric.Name() != "cpu" {
+		t.Fatalf("fabric %s", g.Fabric.Name())
+	}
+	// relu(2x): [-2^30, -1, 7, 2^30] → [0, 0, 14, 2^31].
+	out, err := g.Decode(in4(-(1 << 30), -1, 7, 1<<30), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{0, 0, 14, 1 << 31}; !slices.Equal(out[0].Data, want) {
+		t.Fatalf("got %v, want %v", out[0].Data, want)
+	}
+	// The same bytes load once.
+	if g2, _ := s.Load(acc64Graph); g2 != g {
+		t.Fatal("second Load of the same bytes did not reuse the loaded graph")
+	}
+}
+
+func TestAutoRoutesByVerdictAndRenderer(t *testing.T) {
+	s, err := NewSession(Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g64, err := s.Load(acc64Graph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g64.Fabric.Name() != "cpu" {
+		t.Fatalf("an acc64 graph ran on %s", g64.Fabric.Name())
+	}
+	g32, err := s.Load(acc32Graph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpu, gerr := OpenGPU()
+	switch {
+	case gerr != nil:
+		if g32.Fabric.Name() != "cpu" || s.Note == "" {
+			t.Fatalf("no GPU: fabric %s, note %q", g32.Fabric.Name(), s.Note)
+		}
+	case IsSoftware(gpu.Identity()["gl_renderer"]):
+		if g32.Fabric.Name() != "cpu" || s.Note == "" {
+			t.Fatalf("software renderer: fabric %s, note %q", g32.Fabric.Name(), s.Note)
+		}
+	default:
+		if g32.Fabric.Name() != "gpu" {
+			t.Fatalf("hardware GPU present, acc32 graph ran on %s", g32.Fabric.Name())
+		}
+	}
+}
+
+func TestGPUChoice(t *testing.T) {
+	requireGPU(t)
+	s, err := NewSession(GPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Load(acc64Graph)
+	var r *refusal.Error
+	if !errors.As(err, &r) || r.Code != refusal.ModelMismatch {
+		t.Fatalf("gpu on an acc64 graph: %v, want model_mismatch", err)
+	}
+	g, err := s.Load(acc32Graph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Fabric.Name() != "gpu" {
+		t.Fatalf("fabric %s", g.Fabric.Name())
+	}
+	// relu(3x) on [-100, -1, 0, 100] → [0, 0, 0, 300], as on the CPU.
+	out, err := g.Decode(in4(-100, -1, 0, 100), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{0, 0, 0, 300}; !slices.Equal(out[0].Data, want) {
+		t.Fatalf("got %v, want %v", out[0].Data, want)
+	}
+}
+
+func TestIsSoftware(t *testing.T) {
+	for r, want := range map[string]bool{
+		"llvmpipe (LLVM 15.0.6, 256 bits)": true,
+		"softpipe":                         true,
+		"NVIDIA H200/PCIe/SSE2":            false,
+		"Mesa DRI Intel(R) UHD Graphics":   false,
+	} {
+		if IsSoftware(r) != want {
+			t.Errorf("IsSoftware(%q) = %v", r, !want)
+		}
+	}
+}
+
+func TestConcurrentCPUDecodes(t *testing.T) {
+	// Run under -race in CI: one loaded graph, many goroutines.
+	s, _ := NewSession(CPU)
+	g, err := s.Load(acc32Graph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v := int64(i)
+			out, err := g.Decode(in4(v, -v, 2*v, 0), nil)
+			if err != nil {
+				errs <- err
+				return
+			}
+			if want := []int64{3 * v, 0, 6 * v, 0}; !slices.Equal(out[0].Data, want) {
+				errs <- errors.New("wrong output under concurrency")
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}

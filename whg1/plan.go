@@ -125,20 +125,34 @@ func (g *Graph) planLoad() error {
 		}
 		return nil
 	}
+	_, err := g.DeclaredShapes()
+	return err
+}
+
+// DeclaredShapes plans every tensor's shape on the declared input sizes
+// (max_h, max_w), as §10.5 step 7 does, with a crop planned on its smallest
+// start and largest length (§5.10); nil when the inputs do not declare their
+// sizes. Every shape rule of §5 is non-decreasing in its input sizes, so
+// these are the largest shapes each tensor takes, which the bounds pass
+// reads (§8). A graph from Parse always plans.
+func (g *Graph) DeclaredShapes() ([]tensor.Shape, error) {
+	if !g.SizesDeclared() {
+		return nil, nil
+	}
 	pl := planner{g: g, shapes: make([]tensor.Shape, len(g.Tensors)), bad: refusal.ModelMismatch, atLoad: true}
 	for i, in := range g.Inputs {
 		c := g.Tensors[in.Tensor].Channels
 		if n := sz(uint64(c)).mul(uint64(in.MaxH)).mul(uint64(in.MaxW)); !n.within(uint64(g.MaxElems)) {
-			return refusal.New(refusal.TooLarge, "input %d: C·max_h·max_w = %d·%d·%d passes max_elems %d", i, c, in.MaxH, in.MaxW, g.MaxElems)
+			return nil, refusal.New(refusal.TooLarge, "input %d: C·max_h·max_w = %d·%d·%d passes max_elems %d", i, c, in.MaxH, in.MaxW, g.MaxElems)
 		}
 		pl.shapes[in.Tensor] = tensor.Shape{C: int(c), H: int(in.MaxH), W: int(in.MaxW)}
 	}
 	for i := range g.Ops {
 		if err := pl.op(i); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return pl.shapes, nil
 }
 
 // Plan is the run-time plan of one decode (§4 run step 3): the shape of

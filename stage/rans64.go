@@ -79,7 +79,8 @@ func checkTables(tables []RansTable, reads []int, m RansModes) error {
 // decodes any number of streams with no allocation per symbol. It is not
 // safe for concurrent use.
 type RansDecoder struct {
-	cdf    [][]uint32 // each table's cdf, narrowed after the table rule holds
+	cdf    [][]uint32 // each table's cdf, narrowed, as slices of flat
+	flat   []uint32
 	out    []int64
 	stream []byte
 	x      uint64
@@ -133,13 +134,17 @@ func (d *RansDecoder) Decode(stream []byte, tables []RansTable, reads []int, m R
 	if err := checkTables(tables, reads, m); err != nil {
 		return nil, err
 	}
-	d.cdf = d.cdf[:0]
+	// The table rule holds, so every entry fits u32.
+	d.flat, d.cdf = d.flat[:0], d.cdf[:0]
 	for _, tab := range tables {
-		c := make([]uint32, len(tab.CDF))
-		for k, v := range tab.CDF {
-			c[k] = uint32(v)
+		for _, v := range tab.CDF {
+			d.flat = append(d.flat, uint32(v))
 		}
-		d.cdf = append(d.cdf, c)
+	}
+	start := 0
+	for _, tab := range tables {
+		d.cdf = append(d.cdf, d.flat[start:start+len(tab.CDF)])
+		start += len(tab.CDF)
 	}
 	d.out = d.out[:0]
 	d.stream, d.nw = stream, len(stream)/4

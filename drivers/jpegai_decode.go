@@ -160,3 +160,36 @@ func satAdd(a, b int64) int64 {
 	}
 	return s
 }
+
+// ParseGRFS reads the GRFS flags as {"y": [160 flags], "uv": [96 flags]},
+// each flag true/false or 0/1. Anything else is model_mismatch.
+func ParseGRFS(b []byte) (y, uv []bool, err error) {
+	m, err := jsonObject(b)
+	if err != nil {
+		return nil, nil, refusal.New(refusal.ModelMismatch, "GRFS flags: %v", err)
+	}
+	read := func(name string, n int) ([]bool, error) {
+		a, ok := m[name].([]any)
+		if !ok || len(a) != n {
+			return nil, refusal.New(refusal.ModelMismatch, "GRFS flags: %s is not a list of %d", name, n)
+		}
+		out := make([]bool, n)
+		for i, v := range a {
+			if b, ok := v.(bool); ok {
+				out[i] = b
+				continue
+			}
+			x, err := jsonInt64(v, 0, 1)
+			if err != nil {
+				return nil, refusal.New(refusal.ModelMismatch, "GRFS flags: %s[%d]: %v", name, i, err)
+			}
+			out[i] = x == 1
+		}
+		return out, nil
+	}
+	if y, err = read("y", czY); err != nil {
+		return nil, nil, err
+	}
+	uv, err = read("uv", czUV)
+	return y, uv, err
+}

@@ -1,0 +1,248 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/waiops/waiops/cjson"
+	"github.com/waiops/waiops/drivers"
+	"github.com/waiops/waiops/plan"
+	"github.com/waiops/waiops/tensor"
+	"github.com/waiops/waiops/whg1"
+)
+
+func init() {
+	commands["decode int_synth"] = command{"decode a wai.neural.int_synth payload to a PNG (§13.1)", runDecodeSynth}
+	commands["decode world"] = command{"render wai.world.model frames through world/1 (§13.5, informative)", runDecodeWorld}
+	commands["decode jpegai"] = command{"run the jpegai-int/1 scale path and its entropy decodes (§13.6.1)", runDecodeJPEGAI}
+}
+
+// sessionLoader opens the planner for a --fabric choice and wraps it as the
+// drivers' Loader; any note on the session goes to stderr.
+func sessionLoader(fabric string, stderr io.Writer) (drivers.Loader, error) {
+	choice, err := plan.ParseChoice(fabric)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := plan.NewSession(choice)
+	if err != nil {
+		return nil, err
+	}
+	if sess.Note != "" {
+		fmt.Fprintln(stderr, "note:", sess.Note)
+	}
+	return func(b []byte) (whg1.Decoder, *whg1.Graph, string, error) {
+		g, err := sess.Load(b)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		return g, g.Model, g.Fabric.Name(), nil
+	}, nil
+}
+
+// readFiles reads each named file, in order.
+func readFiles(names ...string) ([][]byte, error) {
+	out := make([][]byte, len(names))
+	for i, n := range names {
+		b, err := os.ReadFile(n)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
+// pngOf encodes a frame as an 8-bit RGB PNG (opaque RGBA).
+func pngOf(f drivers.Frame) ([]byte, error) {
+	img := image.NewNRGBA(image.Rect(0, 0, f.W, f.H))
+	for i := range f.H * f.W {
+		copy(img.Pix[4*i:], f.RGB[3*i:3*i+3])
+		img.Pix[4*i+3] = 255
+	}
+	var buf bytes.Buffer
+	err := png.Encode(&buf, img)
+	return buf.Bytes(), err
+}
+
+// output is one file a decode writes once it has succeeded.
+type output struct {
+	path string
+	data []byte
+}
+
+// writeOutputs writes every output; it runs only after the decode is done,
+// so a refused decode writes nothing.
+func writeOutputs(outs []output) error {
+	for _, o := range outs {
+		if err := os.MkdirAll(filepath.Dir(o.path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(o.path, o.data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runDecodeSynth is `waiops decode int_synth --set int_synth.json --payload P
+// --out out.png [--raw out.rgb] [--fabric auto|cpu|gpu]`.
+func runDecodeSynth(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("decode int_synth", stderr)
+	set := fs.String("set", "", "the set's int_synth.json")
+	payload := fs.String("payload", "", "the payload (DECISIONS.md D)")
+	out := fs.String("out", "", "the PNG to write")
+	raw := fs.String("raw", "", "also write the frame as HWC RGB8 bytes")
+	fabric := fs.String("fabric", "auto", "auto, cpu or gpu")
+	if pos, err := parseArgs(fs, args); err != nil || len(pos) != 0 || *set == "" || *payload == "" || *out == "" {
+		fmt.Fprintln(stderr, "usage: waiops decode int_synth --set int_synth.json --payload P --out out.png [--raw out.rgb] [--fabric auto|cpu|gpu]")
+		return 2
+	}
+	in, err := readFiles(*set, *payload)
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	load, err := sessionLoader(*fabric, stderr)
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	f, used, err := drivers.DecodeSynth(load, in[0], in[1])
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	fmt.Fprintln(stderr, "fabric:", used)
+	p, err := pngOf(f)
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	outs := []output{{*out, p}}
+	if *raw != "" {
+		outs = append(outs, output{*raw, f.RGB})
+	}
+	if err := writeOutputs(outs); err != nil {
+		return fail(err, stdout, stderr)
+	}
+	return 0
+}
+
+// runDecodeWorld is `waiops decode world --T T.whm --gs g_s.whm --z0 Z.json
+// --rows R.json --out DIR [--raw FILE] [--fabric auto|cpu|gpu]`: frame 0
+// is g_s(z0), then one frame per action row, as DIR/frame_NNNN.png.
+func runDecodeWorld(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("decode world", stderr)
+	tPath := fs.String("T", "", "the transition network T.whm")
+	gsPath := fs.String("gs", "", "the synthesis network g_s.whm")
+	z0Path := fs.String("z0", "", "the initial latent, a §14.1 tensor")
+	rowsPath := fs.String("rows", "", "the action rows: a JSON array of rows of A plane values")
+	out := fs.String("out", "", "the directory for the frames")
+	raw := fs.String("raw", "", "also write every frame, concatenated, as HWC RGB8 bytes")
+	fabric := fs.String("fabric", "auto", "auto, cpu or gpu")
+	if pos, err := parseArgs(fs, args); err != nil || len(pos) != 0 || *tPath == "" || *gsPath == "" || *z0Path == "" || *rowsPath == "" || *out == "" {
+		fmt.Fprintln(stderr, "usage: waiops decode world --T T.whm --gs g_s.whm --z0 Z.json --rows R.json --out DIR [--raw FILE] [--fabric auto|cpu|gpu]")
+		return 2
+	}
+	in, err := readFiles(*tPath, *gsPath, *z0Path, *rowsPath)
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	z0, err := drivers.ParseLatent(in[2])
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	rows, err := drivers.ParseRows(in[3])
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	load, err := sessionLoader(*fabric, stderr)
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	frames, used, err := drivers.RenderWorld(load, in[0], in[1], z0, rows)
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	fmt.Fprintln(stderr, "fabric:", used)
+	var outs []output
+	var all []byte
+	for i, f := range frames {
+		p, err := pngOf(f)
+		if err != nil {
+			return fail(err, stdout, stderr)
+		}
+		outs = append(outs, output{filepath.Join(*out, fmt.Sprintf("frame_%04d.png", i)), p})
+		all = append(all, f.RGB...)
+	}
+	if *raw != "" {
+		outs = append(outs, output{*raw, all})
+	}
+	if err := writeOutputs(outs); err != nil {
+		return fail(err, stdout, stderr)
+	}
+	return 0
+}
+
+// runDecodeJPEGAI is `waiops decode jpegai --hs-y hs_y.json --hs-uv
+// hs_uv.json --norm norm.json --soz F --sorp F --sors F --grfs G.json --out
+// DIR [--fabric auto|cpu|gpu]`. The segment files hold each segment's
+// payload; G.json is {"y": [160 flags], "uv": [96 flags]} (true/false or
+// 0/1). It writes DIR/<plane>/<name>.json for z, v, mask, likely,
+// sigma_idx and y_q, each a §14.1 tensor in canonical JSON.
+func runDecodeJPEGAI(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("decode jpegai", stderr)
+	paths := map[string]*string{}
+	for _, f := range []string{"hs-y", "hs-uv", "norm", "soz", "sorp", "sors", "grfs", "out"} {
+		paths[f] = fs.String(f, "", "")
+	}
+	fabric := fs.String("fabric", "auto", "auto, cpu or gpu")
+	pos, err := parseArgs(fs, args)
+	missing := err != nil || len(pos) != 0
+	for _, p := range paths {
+		missing = missing || *p == ""
+	}
+	if missing {
+		fmt.Fprintln(stderr, "usage: waiops decode jpegai --hs-y hs_y.json --hs-uv hs_uv.json --norm norm.json --soz F --sorp F --sors F --grfs G.json --out DIR [--fabric auto|cpu|gpu]")
+		return 2
+	}
+	in, err := readFiles(*paths["hs-y"], *paths["hs-uv"], *paths["norm"], *paths["soz"], *paths["sorp"], *paths["sors"], *paths["grfs"])
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	seg := drivers.ScaleSegments{SOZ: in[3], SORP: in[4], SORS: in[5]}
+	if seg.GRFSY, seg.GRFSUV, err = drivers.ParseGRFS(in[6]); err != nil {
+		return fail(err, stdout, stderr)
+	}
+	load, err := sessionLoader(*fabric, stderr)
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	y, uv, used, err := drivers.DecodeScale(load, in[0], in[1], in[2], seg)
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	fmt.Fprintln(stderr, "fabric:", used)
+	var outs []output
+	for _, pl := range []struct {
+		name string
+		p    *drivers.ScalePlane
+	}{{"y", y}, {"uv", uv}} {
+		for _, t := range []struct {
+			name string
+			t    *tensor.T
+		}{{"z", pl.p.Z}, {"v", pl.p.V}, {"mask", pl.p.Mask}, {"likely", pl.p.Likely}, {"sigma_idx", pl.p.SigmaIdx}, {"y_q", pl.p.YQ}} {
+			b, err := cjson.Marshal(t.t.JSON())
+			if err != nil {
+				return fail(err, stdout, stderr)
+			}
+			outs = append(outs, output{filepath.Join(*paths["out"], pl.name, t.name+".json"), b})
+		}
+	}
+	if err := writeOutputs(outs); err != nil {
+		return fail(err, stdout, stderr)
+	}
+	return 0
+}

@@ -1,6 +1,7 @@
 package cpuref
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -217,5 +218,61 @@ func TestEveryOpThroughDecode(t *testing.T) {
 	}
 	if len(seen) != 30 {
 		t.Errorf("%d of the 30 operators covered", len(seen))
+	}
+}
+
+var _ whg1.Decoder = (*Program)(nil)
+
+func TestIdentity(t *testing.T) {
+	id := Identity()
+	if id["fabric"] != "cpu" || id["go"] == "" || id["goos"] == "" || id["goarch"] == "" {
+		t.Errorf("Identity() = %v", id)
+	}
+	if p := (&Program{}).Profile(); p != "acc64" {
+		t.Errorf("Profile() = %q", p)
+	}
+}
+
+// TestConcurrentDecodes runs one Program from several goroutines at once
+// (run it with -race): each decode's result is the 3×3 convolution of a
+// constant plane, worked by hand: with every weight 1 and no padding, each
+// output is 9·v, floored after shift 1: ⌊9v / 2⌋.
+func TestConcurrentDecodes(t *testing.T) {
+	w := make([]int64, 9)
+	for i := range w {
+		w[i] = 1
+	}
+	g := &whg1.Graph{
+		Inputs:  []whg1.Input{{Tensor: 0}},
+		Outputs: []uint32{1},
+		Tensors: []whg1.Tensor{rec(1, whg1.Check, -1000, 1000), derived(1)},
+		Ops: []whg1.Op{{Code: whg1.OpConv, In: []uint32{0}, Out: []uint32{1}, Params: &whg1.Conv{
+			Cout: 1, KH: 3, KW: 3, SH: 1, SW: 1, Groups: 1, RQ: whg1.RQ{SKind: 1, Shift: []uint8{1}}, W: w}}},
+	}
+	_, p := load(t, g)
+	errs := make(chan error, 8)
+	for v := range int64(8) {
+		go func() {
+			in := tensor.New(tensor.Shape{C: 1, H: 34, W: 34})
+			for i := range in.Data {
+				in.Data[i] = v - 3
+			}
+			out, err := p.Decode([]*tensor.T{in}, nil)
+			if err == nil {
+				want := (9 * (v - 3)) >> 1
+				for _, y := range out[0].Data {
+					if y != want {
+						err = fmt.Errorf("decode %d: %d, want %d", v, y, want)
+						break
+					}
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }

@@ -40,32 +40,57 @@ func Open(paths []string) (*Corpus, error) {
 			return nil, err
 		}
 		if !st.IsDir() {
-			if err := c.add(p, filepath.Base(p)); err != nil {
-				return nil, err
-			}
-			continue
+			err = c.add(p, filepath.Base(p))
+		} else {
+			err = c.walk(p, p)
 		}
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
-				return err
-			}
-			rel, err := filepath.Rel(p, path)
-			if err != nil {
-				return err
-			}
-			return c.add(path, rel)
-		})
 		if err != nil {
 			return nil, err
 		}
 	}
+	c.seal()
+	return &c, nil
+}
+
+// ProjectDirs are the §14.1 parts of the project's corpus root; its other
+// directories (prior/, certificates/) hold other formats.
+var ProjectDirs = []string{"ops", "graphs", "stage"}
+
+// Project opens the project's corpus under root: its ProjectDirs, with
+// paths relative to root ("ops/conv.jsonl").
+func Project(root string) (*Corpus, error) {
+	var c Corpus
+	for _, d := range ProjectDirs {
+		if err := c.walk(filepath.Join(root, d), root); err != nil {
+			return nil, err
+		}
+	}
+	c.seal()
+	return &c, nil
+}
+
+// walk adds the *.jsonl files under dir, named relative to base.
+func (c *Corpus) walk(dir, base string) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
+			return err
+		}
+		rel, err := filepath.Rel(base, path)
+		if err != nil {
+			return err
+		}
+		return c.add(path, rel)
+	})
+}
+
+// seal sorts the files and computes the corpus digest.
+func (c *Corpus) seal() {
 	sort.SliceStable(c.Files, func(i, j int) bool { return c.Files[i].Rel < c.Files[j].Rel })
 	h := sha256.New()
 	for _, f := range c.Files {
 		h.Write(f.Data)
 	}
 	c.SHA256 = hex.EncodeToString(h.Sum(nil))
-	return &c, nil
 }
 
 func (c *Corpus) add(path, rel string) error {

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/waiops/waiops/plan"
+	"github.com/waiops/waiops/stage"
+	"github.com/waiops/waiops/vectors"
+)
+
+func init() {
+	commands["conform"] = command{"run a §14.1 vector corpus on a fabric and report", conformCmd}
+}
+
+// paths is a repeatable flag.
+type paths []string
+
+func (p *paths) String() string     { return strings.Join(*p, ",") }
+func (p *paths) Set(s string) error { *p = append(*p, s); return nil }
+
+// conformCmd is `waiops conform --fabric cpu|gpu|auto [--vectors PATH...]
+// [--report DIR]`: every vector whose profiles include the fabric's profile
+// (cpu: acc64, gpu: acc32), and on the CPU fabric every stage vector. It
+// prints one line per failure and last `N passed, M failed`; exit 1 when M
+// is not 0.
+func conformCmd(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("conform", stderr)
+	fabric := fs.String("fabric", "cpu", "cpu, gpu, or auto (every fabric present)")
+	var vpaths paths
+	fs.Var(&vpaths, "vectors", "a vector file or directory (repeatable; default the repository's vectors/)")
+	report := fs.String("report", "", "write conformance.json and conformance.html here (one subdirectory per fabric when several run)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(pos) != 0 {
+		fmt.Fprintln(stderr, "usage: waiops conform --fabric cpu|gpu|auto [--vectors PATH...] [--report DIR]")
+		return 2
+	}
+	var c *vectors.Corpus
+	if len(vpaths) == 0 {
+		root, err := repoVectors()
+		if err != nil {
+			return fail(err, stdout, stderr)
+		}
+		c, err = vectors.Project(root)
+	} else {
+		c, err = vectors.Open(vpaths)
+	}
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	fabrics, notes, err := plan.Fabrics(*fabric)
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(stderr, "note:", n)
+	}
+	passed, failed := 0, 0
+	for _, f := range fabrics {
+		var eval vectors.StageEval
+		if f.Name() == "cpu" {
+			eval = stage.ExpectOf // stage operators run in the driver, on the CPU (§7.4)
+		}
+		r := vectors.Run(f, c, eval)
+		for _, fl := range r.Failures {
+			fmt.Fprintf(stdout, "%s: %s\n", f.Name(), fl)
+		}
+		if len(fabrics) > 1 {
+			fmt.Fprintf(stdout, "%s (%s): %d passed, %d failed\n", f.Name(), f.Profile(), r.Passed, r.Failed)
+		}
+		passed, failed = passed+r.Passed, failed+r.Failed
+		if *report != "" {
+			dir := *report
+			if len(fabrics) > 1 {
+				dir = filepath.Join(dir, f.Name())
+			}
+			if err := r.WriteReport(dir); err != nil {
+				return fail(err, stdout, stderr)
+			}
+		}
+	}
+	fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
+	if failed > 0 {
+		return 1
+	}
+	return 0
+}
+
+// repoVectors finds the repository's vectors/ from the working directory
+// upward: the directory beside go.mod.
+func repoVectors() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, "vectors"), nil
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", fmt.Errorf("no go.mod above the working directory: name the corpus with --vectors")
+		}
+		dir = up
+	}
+}

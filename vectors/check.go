@@ -1,0 +1,173 @@
+package vectors
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/waiops/waiops/prior"
+	"github.com/waiops/waiops/stage"
+)
+
+// Summary counts what a check or a generation covered.
+type Summary struct {
+	Files, Vectors, Decodes, Stage int
+}
+
+func (s Summary) String() string {
+	return fmt.Sprintf("%d files: %d graph vectors with %d decodes, %d stage vectors", s.Files, s.Vectors, s.Decodes, s.Stage)
+}
+
+// Recompute writes a vector file again from its graph bytes and inputs
+// alone: every load, profile list and expectation of a graph vector
+// (Compute), and every stage vector's expect (stage.ExpectOf).
+func Recompute(f *File) ([]byte, error) {
+	out := File{Graph: make([]Vector, len(f.Graph)), Stage: make([]Stage, len(f.Stage))}
+	for i, v := range f.Graph {
+		v.Decodes = append([]Decode{}, v.Decodes...)
+		if err := Compute(&v); err != nil {
+			return nil, err
+		}
+		out.Graph[i] = v
+	}
+	for i, s := range f.Stage {
+		s.Expect = stage.ExpectOf(s.Op, s.Modes, s.In)
+		if s.Expect == nil {
+			return nil, fmt.Errorf("%s: stage operator %q has no evaluator", s.ID, s.Op)
+		}
+		out.Stage[i] = s
+	}
+	return out.Marshal()
+}
+
+// Check recomputes every file of c and fails at the first whose bytes
+// differ, naming its first differing line.
+func Check(c *Corpus) (Summary, error) {
+	var s Summary
+	for _, cf := range c.Files {
+		b, err := Recompute(cf.File)
+		if err != nil {
+			return s, fmt.Errorf("%s: %w", cf.Rel, err)
+		}
+		if err := sameBytes(cf.Rel, cf.Data, b); err != nil {
+			return s, err
+		}
+		s.Files++
+		s.Vectors += len(cf.Graph)
+		s.Stage += len(cf.Stage)
+		for _, v := range cf.Graph {
+			s.Decodes += len(v.Decodes)
+		}
+	}
+	return s, nil
+}
+
+// sameBytes reports the first line where got differs from want.
+func sameBytes(name string, want, got []byte) error {
+	if bytes.Equal(want, got) {
+		return nil
+	}
+	wl, gl := bytes.SplitAfter(want, []byte{'\n'}), bytes.SplitAfter(got, []byte{'\n'})
+	for i := range max(len(wl), len(gl)) {
+		if i >= len(wl) || i >= len(gl) || !bytes.Equal(wl[i], gl[i]) {
+			return fmt.Errorf("%s: line %d differs from its recomputation", name, i+1)
+		}
+	}
+	return fmt.Errorf("%s differs from its recomputation", name)
+}
+
+// CheckPrior regenerates the prior-carriage corpus (prior.WriteCorpus)
+// into a temporary directory and compares it with dir, file by file.
+func CheckPrior(dir string) (int, error) {
+	tmp, err := os.MkdirTemp("", "waiops-prior-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(tmp)
+	if err := prior.WriteCorpus(tmp); err != nil {
+		return 0, err
+	}
+	fresh, err := readTree(tmp)
+	if err != nil {
+		return 0, err
+	}
+	have, err := readTree(dir)
+	if err != nil {
+		return 0, err
+	}
+	// The directory may hold files of its own (a README): only the
+	// generated ones are compared.
+	return len(fresh), sameTree("prior/", have, fresh, false)
+}
+
+// WriteTree writes files (paths relative to dir) under dir.
+func WriteTree(dir string, files map[string][]byte) error {
+	for _, n := range Names(files) {
+		p := filepath.Join(dir, filepath.FromSlash(n))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, files[n], 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readTree reads every file under dir by slash-separated relative path.
+func readTree(dir string) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		files[filepath.ToSlash(rel)], err = os.ReadFile(path)
+		return err
+	})
+	return files, err
+}
+
+// sameTree requires every file of want in have with the same bytes and,
+// when exact, no other file in have.
+func sameTree(prefix string, have, want map[string][]byte, exact bool) error {
+	for _, n := range Names(want) {
+		h, ok := have[n]
+		if !ok {
+			return fmt.Errorf("%s%s is missing", prefix, n)
+		}
+		if err := sameBytes(prefix+n, h, want[n]); err != nil {
+			return err
+		}
+	}
+	for _, n := range Names(have) {
+		if _, ok := want[n]; exact && !ok {
+			return fmt.Errorf("%s%s is not generated", prefix, n)
+		}
+	}
+	return nil
+}
+
+// CheckGenerated compares a corpus root with a fresh Generate: the same
+// files under ProjectDirs, byte for byte (what CI runs).
+func CheckGenerated(root string) error {
+	fresh, err := Generate()
+	if err != nil {
+		return err
+	}
+	have := map[string][]byte{}
+	for _, d := range ProjectDirs {
+		t, err := readTree(filepath.Join(root, d))
+		if err != nil {
+			return err
+		}
+		for n, b := range t {
+			have[d+"/"+n] = b
+		}
+	}
+	return sameTree("", have, fresh, true)
+}

@@ -51,6 +51,18 @@ func corpusSets() []corpusSet {
 	}
 }
 
+// Digest is the set digest the corpus names the set by (§14.3):
+// set_sha256 for a one-file set; a set of several files has none here (its
+// listing has no text, DECISIONS.md G), so its certificate's identity, the
+// SHA-256 of the certificate's bytes (§8.5), stands in.
+func (s *Set) Digest() string {
+	if s.SetSHA256 != nil {
+		return *s.SetSHA256
+	}
+	d := sha256.Sum256(s.Certificate)
+	return hex.EncodeToString(d[:])
+}
+
 // WriteCorpus writes the §14.3 corpus under dir: for each set,
 // <capability>/<set digest>.json, its certificate, and beside it
 // <set digest>/<role>.whg1, each lowered graph, and <set digest>/set/, the
@@ -70,13 +82,7 @@ func WriteCorpus(dir string) error {
 		if s == nil {
 			return fmt.Errorf("drivers: corpus set %s (%s): %w", cs.capability, cs.note, err)
 		}
-		digest := ""
-		if s.SetSHA256 != nil {
-			digest = *s.SetSHA256
-		} else {
-			d := sha256.Sum256(s.Certificate)
-			digest = hex.EncodeToString(d[:])
-		}
+		digest := s.Digest()
 		base := filepath.Join(dir, cs.capability)
 		if err := os.MkdirAll(filepath.Join(base, digest, "set"), 0o755); err != nil {
 			return err

@@ -148,10 +148,16 @@ func (a int128) divU64(d uint64) int128 {
 }
 
 // isqrt128 is isqrt(n) of §2 for n ≥ 0 given as an unsigned pair: the
-// largest r with r² ≤ n, found bit by bit (r < 2^64 for any n < 2^128).
+// largest r with r² ≤ n, found bit by bit from the top bit r can have
+// (r < 2^64 for any n < 2^128).
 func isqrt128(nh, nl uint64) uint64 {
 	var r uint64
-	for b := 63; b >= 0; b-- {
+	n := bits.Len64(nl)
+	if nh != 0 {
+		n = 64 + bits.Len64(nh)
+	}
+	// r < 2^⌈n/2⌉, so its top bit is at most ⌈n/2⌉ − 1.
+	for b := (n+1)/2 - 1; b >= 0; b-- {
 		c := r | 1<<uint(b)
 		sh, sl := bits.Mul64(c, c)
 		if sh < nh || (sh == nh && sl <= nl) {

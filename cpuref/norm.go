@@ -16,23 +16,37 @@ import (
 //	out = ⌊x_i·r_i / 2^frac⌋
 //
 // igdn.x2 = x_j² (≤ 2^126), igdn.gx2 = γ·x² (class product), igdn.term,
-// igdn.N and igdn.xr are all 128-bit.
+// igdn.N and igdn.xr are 128-bit, except where igdnFits proves that int64
+// holds every x², γ·x², term and partial sum of N for this input.
 func igdn(p *whg1.IGDN, in, out *tensor.T) error {
 	C, n := in.Shape.C, in.Shape.H*in.Shape.W
+	fast := igdnFits(p, C, maxAbs(in.Data))
 	x2 := make([]int128, C)
+	x2f := make([]int64, C)
+	gf := min(uint(p.GF), 63)
 	for pos := range n {
 		for j := range C {
 			v := in.Data[j*n+pos]
-			x2[j] = mul64(v, v)
+			if fast {
+				x2f[j] = v * v
+			} else {
+				x2[j] = mul64(v, v)
+			}
 		}
 		for i := range C {
-			N := i128(p.Beta[i])
-			for j, g := range p.Gamma[i*C : (i+1)*C] {
-				gx2, ok := x2[j].mul(g)
-				if !ok {
-					return outside("igdn")
+			row := p.Gamma[i*C : (i+1)*C]
+			var N int128
+			if fast {
+				// |γ·x²| < 2^63, so ⌊γ·x² / 2^gf⌋ for gf ≥ 63 is the
+				// shift by 63 (0 or −1), like the shift by gf.
+				s := p.Beta[i]
+				for j, g := range row {
+					s += (g * x2f[j]) >> gf
 				}
-				if N, ok = N.add(gx2.shr(uint(p.GF))); !ok {
+				N = i128(s)
+			} else {
+				var ok bool
+				if N, ok = igdnNorm(p.Beta[i], row, x2, uint(p.GF)); !ok {
 					return outside("igdn")
 				}
 			}
@@ -52,6 +66,56 @@ func igdn(p *whg1.IGDN, in, out *tensor.T) error {
 		}
 	}
 	return nil
+}
+
+// igdnNorm is N_i in 128 bits, each term floored; ok is false when a value
+// passes 128 bits.
+func igdnNorm(beta int64, gamma []int64, x2 []int128, gf uint) (int128, bool) {
+	N := i128(beta)
+	for j, g := range gamma {
+		gx2, ok := x2[j].mul(g)
+		if !ok {
+			return N, false
+		}
+		if N, ok = N.add(gx2.shr(gf)); !ok {
+			return N, false
+		}
+	}
+	return N, true
+}
+
+// igdnFits says whether int64 holds every value igdn forms before r for
+// inputs with max|x| = X: x² ≤ X² ≤ 2^62, and for each row i,
+// |β_i| + Σ_j (|γ[i][j]|·X² + 1) ≤ 2^63 − 1 bounds every γ·x², every floored
+// term (within 1 of γ·x² / 2^gf) and every partial sum of N_i.
+func igdnFits(p *whg1.IGDN, C int, X uint64) bool {
+	if X > 1<<31-1 {
+		return false
+	}
+	X2 := int64(X * X)
+	for i := range C {
+		b := i128(p.Beta[i])
+		if b.neg() {
+			b, _ = b.negate() // |β| ≤ 2^63
+		}
+		for _, g := range p.Gamma[i*C : (i+1)*C] {
+			t := mul64(g, X2)
+			if t.neg() {
+				t, _ = t.negate() // |γ|·X² ≤ 2^125
+			}
+			var ok bool
+			if b, ok = b.add(t); !ok {
+				return false
+			}
+			if b, ok = b.add64(1); !ok {
+				return false
+			}
+		}
+		if !b.fitsI64() {
+			return false
+		}
+	}
+	return true
 }
 
 // layernormC is §5.7 layernorm_c, at each position over its C values x_c:

@@ -1,8 +1,12 @@
 package cpuref
 
 import (
+	"math/big"
+	"math/rand/v2"
 	"testing"
 
+	"github.com/waiops/waiops/refusal"
+	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
 
@@ -121,4 +125,73 @@ func TestSoftmax(t *testing.T) {
 	out = like(1, 2, 2)
 	softmax(tn(1, 2, 2, 5, 5-45426, 1<<63-1, -1<<63), out)
 	expect(t, "softmax", out, 43691, 21845, 65536, 0)
+}
+
+// bigIGDN is §5.7 igdn in math/big; ok is false when an output passes i64.
+func bigIGDN(p *whg1.IGDN, x *tensor.T) ([]int64, bool) {
+	C, n := x.Shape.C, x.Shape.H*x.Shape.W
+	res := make([]int64, len(x.Data))
+	floorShift := func(v *big.Int, s uint32) *big.Int {
+		return new(big.Int).Div(v, new(big.Int).Lsh(big.NewInt(1), uint(s)))
+	}
+	for pos := range n {
+		for i := range C {
+			N := big.NewInt(p.Beta[i])
+			for j := range C {
+				v := big.NewInt(x.Data[j*n+pos])
+				t := new(big.Int).Mul(v, v)
+				N.Add(N, floorShift(t.Mul(t, big.NewInt(p.Gamma[i*C+j])), p.GF))
+			}
+			r := new(big.Int)
+			if N.Sign() > 0 {
+				r.Sqrt(N)
+			}
+			y := floorShift(r.Mul(r, big.NewInt(x.Data[i*n+pos])), p.Frac)
+			if !y.IsInt64() {
+				return nil, false
+			}
+			res[i*n+pos] = y.Int64()
+		}
+	}
+	return res, true
+}
+
+// TestIGDNAgainstBig covers the int64 path (small values) and the 128-bit
+// path (values up to 2^40, where γ·x² reaches 2^120).
+func TestIGDNAgainstBig(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, bitsX := range []int{8, 40} {
+		compared := 0
+		for range 100 {
+			C := 1 + r.IntN(4)
+			val := func(b int) int64 { return r.Int64N(1<<b) - 1<<(b-1) }
+			p := &whg1.IGDN{GF: uint32(r.IntN(2 * bitsX)), Frac: uint32(r.IntN(2 * bitsX))}
+			if r.IntN(4) == 0 {
+				p.GF = uint32(r.IntN(128))
+			}
+			for range C * C {
+				p.Gamma = append(p.Gamma, val(bitsX))
+			}
+			for range C {
+				p.Beta = append(p.Beta, val(bitsX))
+			}
+			x := tensor.New(tensor.Shape{C: C, H: 1 + r.IntN(3), W: 1 + r.IntN(3)})
+			for i := range x.Data {
+				x.Data[i] = val(bitsX)
+			}
+			out := tensor.New(x.Shape)
+			err := igdn(p, x, out)
+			want, ok := bigIGDN(p, x)
+			if !ok {
+				expectRefusal(t, "igdn past i64", err, refusal.ModelMismatch)
+				continue
+			}
+			noErr(t, "igdn", err)
+			expect(t, "igdn", out, want...)
+			compared++
+		}
+		if compared < 50 {
+			t.Errorf("%d-bit values: only %d cases fit i64", bitsX, compared)
+		}
+	}
 }

@@ -143,6 +143,17 @@ func TestLoadChecks(t *testing.T) {
 			n.Layers[3] = whmConv(&prng{s: 1}, TagConv, 2, 3, 1, 1, 0, 0, 1)
 		}), mm},
 		{"whm: igdn channels", WHM1, whmWith(func(n *Network) { n.Layers[1] = whmIGDN(&prng{s: 1}, 2) }), mm},
+		{"whm: input of 0 channels", WHM1, whmWith(func(n *Network) {
+			n.Layers[0] = Layer{Tag: TagConvT, Out: 3, K: 3, Stride: 2, Mult: fill(3, 1), Bias: fill(3, 0)}
+		}), mm},
+		{"whm: out 0", WHM1, whmWith(func(n *Network) {
+			n.Layers = n.Layers[:1]
+			n.Layers[0] = Layer{Tag: TagConv, In: 2, K: 1, Stride: 1}
+		}), mm},
+		{"whm: k 0", WHM1, whmWith(func(n *Network) {
+			n.Layers = n.Layers[:1]
+			n.Layers[0] = Layer{Tag: TagConv, In: 2, Out: 1, Stride: 1, Mult: fill(1, 1), Bias: fill(1, 0)}
+		}), mm},
 		{"whm: no tag 0, 1 or 2", WHM1, whmWith(func(n *Network) { n.Layers = []Layer{{Tag: TagRelu}} }), mm},
 		{"whm: P(0) fails", WHM1, whmWith(func(n *Network) { n.Layers[3].Bias[0] = 1<<63 - 1 }), mm},
 		// §13.3.
@@ -209,6 +220,20 @@ func TestLoadChecks(t *testing.T) {
 	f[2].Data = bytes.Replace(f[2].Data, []byte(`"gain_uv"`), []byte(`"gain_uv"`), 1)
 	if _, err := Lower(JPEGAI, nil, f); codeOf(err) != mm {
 		t.Errorf("jpegai: a gain past i64: got %v", err)
+	}
+}
+
+// TestChannelCap: a channel count past 2^26 is too_large (§3), found
+// before the ranges are formed (the network is not encoded: its weights
+// alone would take 128 MiB).
+func TestChannelCap(t *testing.T) {
+	for _, n := range []*Network{
+		{Afrac: 8, Layers: []Layer{{Tag: TagConv, In: 1<<26 + 1, Out: 1, K: 1, Stride: 1}}},
+		{Afrac: 8, Layers: []Layer{{Tag: TagConv, In: 1, Out: 1<<26 + 1, K: 1, Stride: 1}}},
+	} {
+		if _, err := planNetwork(n, "g_s"); codeOf(err) != refusal.TooLarge {
+			t.Errorf("%d → %d channels: %v", n.Layers[0].In, n.Layers[0].Out, err)
+		}
 	}
 }
 

@@ -53,6 +53,12 @@ func planNetwork(net *Network, role string) (*netPlan, error) {
 	}
 	// The lengths against the running channel count, and every size within
 	// the caps (§3: a channel count is a tensor of at least that size).
+	if p.inC < 1 {
+		return nil, mm("the input has 0 channels")
+	}
+	if p.inC > maxElems {
+		return nil, refusal.New(refusal.TooLarge, "%s: the input's %d channels pass 2^26 (§3)", role, p.inC)
+	}
 	c := p.inC
 	ins := make([]uint32, len(net.Layers))
 	for i := range net.Layers {
@@ -63,7 +69,7 @@ func planNetwork(net *Network, role string) (*netPlan, error) {
 			if l.In != c {
 				return nil, mm("layer %d reads %d channels, the running count is %d", i, l.In, c)
 			}
-			if l.Out < 1 || l.K < 1 || l.Stride < 1 {
+			if l.Out < 1 || l.K < 1 || l.Stride < 1 { // §5.2, §5.3
 				return nil, mm("layer %d: out %d, k %d, stride %d must each be at least 1", i, l.Out, l.K, l.Stride)
 			}
 			c = l.Out

@@ -48,6 +48,16 @@ func ransModes(o *operands) (RansModes, error) {
 func RansInOf(in map[string]any) ([]byte, []RansTable, []int, error) {
 	o := &operands{op: "rans64_decode", m: in}
 	stream := o.hex("stream")
+	if o.err != nil {
+		return nil, nil, nil, o.err
+	}
+	tables, reads, err := RansTablesOf(in)
+	return stream, tables, reads, err
+}
+
+// RansTablesOf reads the "tables" and "reads" members of rans64_decode's in.
+func RansTablesOf(in map[string]any) ([]RansTable, []int, error) {
+	o := &operands{op: "rans64_decode", m: in}
 	var tables []RansTable
 	for i, t := range o.list("tables") {
 		tm, ok := t.(map[string]any)
@@ -66,7 +76,7 @@ func RansInOf(in map[string]any) ([]byte, []RansTable, []int, error) {
 	for _, r := range o.ints("reads") {
 		reads = append(reads, int(max(min(r, 1<<31), -1))) // out of range stays out of range
 	}
-	return stream, tables, reads, o.err
+	return tables, reads, o.err
 }
 
 func evalRans(modes, in *operands) (map[string]any, error) {

@@ -39,10 +39,11 @@ type RansTable struct {
 	Offset int64
 }
 
-// checkTables applies E1's conditions (§5E): every table meets the table
-// rule, every offset fits i32, under strict lo ≤ hi both fitting i32, and
-// every read names a table given. Each failure is model_mismatch at −1.
-func checkTables(tables []RansTable, reads []int, m RansModes) error {
+// CheckRansTables applies E1's conditions (§5E): every table meets the
+// table rule, every offset fits i32, under strict lo ≤ hi both fitting i32,
+// and every read names a table given. Each failure is model_mismatch at −1.
+// Decode applies them itself; an encoder's caller uses this.
+func CheckRansTables(tables []RansTable, reads []int, m RansModes) error {
 	minN, maxN := 3, 4097
 	if m.Table == T2 {
 		minN, maxN = 2, 65537
@@ -131,7 +132,7 @@ func (d *RansDecoder) Decode(stream []byte, tables []RansTable, reads []int, m R
 	if len(stream)%4 != 0 || len(stream) < 8 {
 		return nil, cond(refusal.ModelMismatch, "rans64_decode: stream of %d bytes is not a multiple of 4 of at least 8", len(stream))
 	}
-	if err := checkTables(tables, reads, m); err != nil {
+	if err := CheckRansTables(tables, reads, m); err != nil {
 		return nil, err
 	}
 	// The table rule holds, so every entry fits u32.

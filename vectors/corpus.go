@@ -56,12 +56,19 @@ func Open(paths []string) (*Corpus, error) {
 // directories (prior/, certificates/) hold other formats.
 var ProjectDirs = []string{"ops", "graphs", "stage"}
 
-// Project opens the project's corpus under root: its ProjectDirs, with
-// paths relative to root ("ops/conv.jsonl").
+// Project opens the project's corpus under root: those of its ProjectDirs
+// that exist, with paths relative to root ("ops/conv.jsonl").
 func Project(root string) (*Corpus, error) {
+	if _, err := os.Stat(root); err != nil {
+		return nil, err
+	}
 	var c Corpus
 	for _, d := range ProjectDirs {
-		if err := c.walk(filepath.Join(root, d), root); err != nil {
+		dir := filepath.Join(root, d)
+		if _, err := os.Stat(dir); os.IsNotExist(err) {
+			continue
+		}
+		if err := c.walk(dir, root); err != nil {
 			return nil, err
 		}
 	}

@@ -1,0 +1,108 @@
+package vectors
+
+import (
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/waiops/waiops/certify"
+	"github.com/waiops/waiops/cpuref"
+	"github.com/waiops/waiops/whg1"
+)
+
+// cpuFabric is the exact CPU reference as a Fabric: the load checks of
+// §10.5 against acc64 (certify), then cpuref.
+type cpuFabric struct{}
+
+func (cpuFabric) Name() string                { return "cpu" }
+func (cpuFabric) Profile() string             { return "acc64" }
+func (cpuFabric) Identity() map[string]string { return map[string]string{"fabric": "cpu", "test": "yes"} }
+func (cpuFabric) Load(b []byte) (whg1.Decoder, *whg1.Graph, error) {
+	g, _, err := certify.Load(b, "acc64")
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := cpuref.Load(g)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, g, nil
+}
+
+// handFile is a vector file written by hand: relu on [−3, 0, 5] gives
+// [0, 0, 5]; add of [1, 2] and [3, −7] gives [4, −5], but the second vector
+// claims [4, −4] so that it fails at output 0 element 1.
+func handFile(t *testing.T) string {
+	t.Helper()
+	in := []whg1.Tensor{chk(1, -9, 9)}
+	relu := hex.EncodeToString(whg1.Encode(one(whg1.OpRelu, nil, in, []whg1.Tensor{der(1)}, 0, 0)))
+	add := hex.EncodeToString(whg1.Encode(one(whg1.OpAdd, nil, []whg1.Tensor{chk(1, -9, 9), chk(1, -9, 9)}, []whg1.Tensor{der(1)}, 0, 0)))
+	lines := []string{
+		fmt.Sprintf(`{"decodes":[{"expect":{"outputs":[{"data":["0","0","5"],"shape":["1","1","3"]}]},"inputs":[{"data":["-3","0","5"],"shape":["1","1","3"]}],"scalars":[]}],"graph":"%s","id":"relu_hand","load":"ok","profiles":["acc32","acc64"]}`, relu),
+		fmt.Sprintf(`{"decodes":[{"expect":{"outputs":[{"data":["4","-4"],"shape":["1","1","2"]}]},"inputs":[{"data":["1","2"],"shape":["1","1","2"]},{"data":["3","-7"],"shape":["1","1","2"]}],"scalars":[]}],"graph":"%s","id":"add_hand_wrong","load":"ok","profiles":["acc32","acc64"]}`, add),
+		// Tagged acc32 only: the acc64 fabric does not run it.
+		fmt.Sprintf(`{"decodes":[],"graph":"%s","id":"acc32_only","load":"ok","profiles":["acc32"]}`, relu),
+	}
+	p := filepath.Join(t.TempDir(), "hand.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestRunHandWritten(t *testing.T) {
+	c, err := Open([]string{handFile(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Run(cpuFabric{}, c, nil)
+	if r.Passed != 1 || r.Failed != 1 {
+		t.Fatalf("%d passed, %d failed; want 1 passed, 1 failed (%v)", r.Passed, r.Failed, r.Failures)
+	}
+	f := r.Failures[0]
+	if f.ID != "add_hand_wrong" || f.Decode != 0 || f.What != "output 0 element 1 (c=0, y=0, x=1): got -5, want -4" {
+		t.Fatalf("failure %+v", f)
+	}
+	if tl := r.Groups["hand"]; tl == nil || tl.Passed != 1 || tl.Failed != 1 {
+		t.Fatalf("groups %v", r.Groups)
+	}
+	dir := t.TempDir()
+	if err := r.WriteReport(dir); err != nil {
+		t.Fatal(err)
+	}
+	j, _ := os.ReadFile(filepath.Join(dir, "conformance.json"))
+	h, _ := os.ReadFile(filepath.Join(dir, "conformance.html"))
+	for _, want := range []string{`"corpus_sha256":"` + c.SHA256, `"id":"add_hand_wrong"`, `"failed":"1"`, `"test":"yes"`} {
+		if !strings.Contains(string(j), want) {
+			t.Errorf("conformance.json lacks %s:\n%s", want, j)
+		}
+	}
+	for _, want := range []string{"1 passed, 1 failed", "add_hand_wrong", c.SHA256} {
+		if !strings.Contains(string(h), want) {
+			t.Errorf("conformance.html lacks %s", want)
+		}
+	}
+}
+
+// TestRunOutcomes: a refusal expected but outputs given, a load outcome
+// that differs, and a stage vector through an evaluator.
+func TestRunOutcomes(t *testing.T) {
+	relu := whg1.Encode(one(whg1.OpRelu, nil, []whg1.Tensor{chk(1, -9, 9)}, []whg1.Tensor{der(1)}, 0, 0))
+	v := Vector{ID: "v", Graph: relu, Load: LoadOK, Profiles: []string{"acc64"},
+		Decodes: []Decode{dec(nil, ten(1, 1, 1, 3)), {Inputs: dec(nil, ten(1, 1, 1, 10)).Inputs, Outputs: dec(nil, ten(1, 1, 1, 9)).Inputs}}}
+	v.Decodes[0].Outputs = dec(nil, ten(1, 1, 1, 3)).Inputs
+	if i, what := runVector(cpuFabric{}, &v); i != 1 || !strings.HasPrefix(what, "refuse field_range, want outputs") {
+		t.Fatalf("decode %d: %q", i, what)
+	}
+	v.Load = "model_mismatch"
+	if i, what := runVector(cpuFabric{}, &v); i != -1 || what != "load ok, want model_mismatch" {
+		t.Fatalf("decode %d: %q", i, what)
+	}
+	s := &Stage{ID: "s", Op: "coded", Expect: map[string]any{"coded": true}}
+	if what := runStage(func(string, map[string]any, map[string]any) map[string]any { return map[string]any{"coded": false} }, s); what != `expect {"coded":false}, want {"coded":true}` {
+		t.Fatalf("stage: %q", what)
+	}
+}

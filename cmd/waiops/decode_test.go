@@ -87,3 +87,49 @@ func TestDecodeWorldCommand(t *testing.T) {
 		t.Errorf("rc %d, %q, written: %v", rc, so, err == nil)
 	}
 }
+
+// TestDecodeJPEGAICommand runs the scale path of the corpus's jpegai-int/1
+// set over fixed segment bytes and checks that the twelve tensors are
+// written as §14.1 JSON; a refused decode (GRFS flags of the wrong count)
+// writes none.
+func TestDecodeJPEGAICommand(t *testing.T) {
+	set := corpusSet(t, "wai.image.jpegai", "jpegai-int/1", true)
+	tmp := t.TempDir()
+	p := func(n string) string { return filepath.Join(tmp, n) }
+	mem := func(n int, seed byte) []byte {
+		b := make([]byte, n)
+		x := uint32(seed)
+		for i := range b {
+			x = x*1664525 + 1013904223
+			b[i] = byte(x >> 24)
+		}
+		b[n-1] |= 0x80 // mans_decode's sentinel bit
+		return b
+	}
+	os.WriteFile(p("soz"), mem(1<<14, 1), 0o644)
+	os.WriteFile(p("sorp"), mem(1<<17, 2), 0o644)
+	os.WriteFile(p("sors"), mem(1<<17, 3), 0o644)
+	flags := func(n int) string { return "[" + strings.Repeat("0,", n-1) + "1]" }
+	os.WriteFile(p("grfs.json"), []byte(`{"y":`+flags(160)+`,"uv":`+flags(96)+`}`), 0o644)
+	os.WriteFile(p("bad.json"), []byte(`{"y":`+flags(159)+`,"uv":`+flags(96)+`}`), 0o644)
+	args := func(grfs, out string) []string {
+		return []string{"decode", "jpegai", "--hs-y", filepath.Join(set, "set", "hs_y.json"),
+			"--hs-uv", filepath.Join(set, "set", "hs_uv.json"), "--norm", filepath.Join(set, "set", "norm.json"),
+			"--soz", p("soz"), "--sorp", p("sorp"), "--sors", p("sors"), "--grfs", grfs, "--out", out, "--fabric", "cpu"}
+	}
+	if so, se, rc := run(args(p("grfs.json"), p("out"))...); rc != 0 {
+		t.Fatalf("rc %d: %s %s", rc, so, se)
+	}
+	for _, plane := range []string{"y", "uv"} {
+		for _, n := range []string{"z", "v", "mask", "likely", "sigma_idx", "y_q"} {
+			b, err := os.ReadFile(filepath.Join(p("out"), plane, n+".json"))
+			if err != nil || !bytes.HasPrefix(b, []byte(`{"data":["`)) {
+				t.Errorf("%s/%s.json: %v %.40q", plane, n, err, b)
+			}
+		}
+	}
+	so, _, rc := run(args(p("bad.json"), p("out2"))...)
+	if _, err := os.Stat(p("out2")); rc != 3 || !strings.HasPrefix(so, "refuse model_mismatch: ") || err == nil {
+		t.Errorf("rc %d, %q, written: %v", rc, so, err == nil)
+	}
+}

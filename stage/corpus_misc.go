@@ -89,6 +89,8 @@ func codedCases() []corpusCase {
 		c("v-1_thr-2", -1, -2),
 		c("v_min_thr_min", math.MinInt64, math.MinInt64),
 		c("v_max_thr_min", math.MaxInt64, math.MinInt64),
+		simple("coded", "v_not_integer", map[string]any{"v": "0x10", "thr": int64(0)}, mm, -1),
+		simple("coded", "thr_past_i64", map[string]any{"v": int64(0), "thr": "9223372036854775808"}, mm, -1),
 	}
 }
 

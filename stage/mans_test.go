@@ -164,3 +164,18 @@ func TestMansConditions(t *testing.T) {
 	_, err = d.Sgm(nil, tab, []Span{{Mask: []bool{false}, Sigma: []int64{1}}})
 	wantRefusal(t, "σ with a row but no bound", err, refusal.ModelMismatch, -1)
 }
+
+// TestMansNoAllocation: a reused decoder allocates nothing per decode.
+func TestMansNoAllocation(t *testing.T) {
+	tab, _ := NewSgmTables([][]int64{{100, 60, 60, 20, 16}}, []int64{2})
+	rng := newRand(9)
+	spans := []Span{randSpan(rng, 256, []int64{0}), randSpan(rng, 256, []int64{0})}
+	mem := randMemory(rng, 4096)
+	var d MansDecoder
+	if _, err := d.Sgm(mem, tab, spans); err != nil {
+		t.Fatal(err)
+	}
+	if a := testing.AllocsPerRun(10, func() { _, _ = d.Sgm(mem, tab, spans) }); a != 0 {
+		t.Errorf("%v allocations per decode", a)
+	}
+}

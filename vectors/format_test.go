@@ -8,7 +8,7 @@ import (
 
 // A graph vector and a stage vector written by hand in the §14.1 form.
 const (
-	graphLine = `{"decodes":[{"expect":{"outputs":[{"data":["0","5"],"shape":["1","1","2"]}]},"inputs":[{"data":["-3","5"],"shape":["1","1","2"]}],"scalars":[]},{"expect":{"refuse":"field_range"},"inputs":[{"data":["-30","5"],"shape":["1","1","2"]}],"scalars":["7"]}],"graph":"5748473101","id":"relu_a","load":"ok","profiles":["acc32","acc64"]}`
+	graphLine   = `{"decodes":[{"expect":{"outputs":[{"data":["0","5"],"shape":["1","1","2"]}]},"inputs":[{"data":["-3","5"],"shape":["1","1","2"]}],"scalars":[]},{"expect":{"refuse":"field_range"},"inputs":[{"data":["-30","5"],"shape":["1","1","2"]}],"scalars":["7"]}],"graph":"5748473101","id":"relu_a","load":"ok","profiles":["acc32","acc64"]}`
 	refusedLine = `{"decodes":[],"graph":"00","id":"bad_magic","load":"model_mismatch","profiles":["acc32","acc64"]}`
 	stageLine   = `{"expect":{"at":"-1","refuse":"model_mismatch"},"id":"s1","in":{"v":"3"},"modes":{},"op":"coded"}`
 )

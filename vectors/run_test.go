@@ -17,9 +17,11 @@ import (
 // §10.5 against acc64 (certify), then cpuref.
 type cpuFabric struct{}
 
-func (cpuFabric) Name() string                { return "cpu" }
-func (cpuFabric) Profile() string             { return "acc64" }
-func (cpuFabric) Identity() map[string]string { return map[string]string{"fabric": "cpu", "test": "yes"} }
+func (cpuFabric) Name() string    { return "cpu" }
+func (cpuFabric) Profile() string { return "acc64" }
+func (cpuFabric) Identity() map[string]string {
+	return map[string]string{"fabric": "cpu", "test": "yes"}
+}
 func (cpuFabric) Load(b []byte) (whg1.Decoder, *whg1.Graph, error) {
 	g, _, err := certify.Load(b, "acc64")
 	if err != nil {

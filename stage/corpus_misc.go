@@ -236,7 +236,6 @@ func mcCases() []corpusCase {
 		c("precision3", frame, sh, 0, 0, 0, 0, 0, 3, mm),
 		c("dy2p31", frame, sh, 0, 0, 0, maxI32+1, 0, 1, mm),
 	}
-	// Spot values the test works by hand come from this frame.
 	return cs
 }
 

@@ -29,7 +29,6 @@ func BenchmarkConv3x3_64x64_128(b *testing.B) {
 	}
 	out := tensor.New(tensor.Shape{C: c, H: n, W: n})
 	k := newConv(p, c)
-	b.ResetTimer()
 	for b.Loop() {
 		if err := k.run(x, out); err != nil {
 			b.Fatal(err)

@@ -129,8 +129,22 @@ func genBasics(g *gen) {
 
 		const lo, hi = -100, 300
 		in := chk(uint32(s.C), lo, hi)
-		g.add(file, fmt.Sprintf("%s_in_range_ends", code), b.graph(code, in),
-			d(x(lo, hi, lo, hi)), d(ten(s.C, s.H, s.W, lo)), d(ten(s.C, s.H, s.W, hi)))
+		g.add(file, fmt.Sprintf("%s_in_range_ends", code), b.graph(code, in), append([]Decode{d(x(lo, hi, lo, hi))}, b.corners(lo, hi)...)...)
+		if sizes := planeSizes(code, b); sizes != nil {
+			var ds []Decode
+			for _, hw := range sizes {
+				var ins []*tensor.T
+				for i, s := range b.resized(code, hw[0], hw[1]) {
+					rec := in
+					if i > 0 {
+						rec = b.others[i-1]
+					}
+					ins = append(ins, rnd(r, s.C, s.H, s.W, rec.Lo, rec.Hi))
+				}
+				ds = append(ds, dec(b.values, ins...))
+			}
+			g.add(file, fmt.Sprintf("%s_plane_1x1_and_odd_sizes", code), b.graph(code, in), ds...)
+		}
 		g.add(file, fmt.Sprintf("%s_check_in_ends_and_one_past", code), b.graph(code, in),
 			d(x(lo, hi, hi, lo)), d(x(lo, hi, lo-1, hi)), d(x(lo, hi, lo, hi+1)))
 		g.add(file, fmt.Sprintf("%s_clamp_in", code), b.graph(code, clp(uint32(s.C), lo, hi)),
@@ -141,6 +155,61 @@ func genBasics(g *gen) {
 		}
 		genOutputCheck(g, code, b, in, d(x(lo, hi, lo, hi)))
 	}
+}
+
+// corners are decodes with every input constant at an end of its range,
+// input 0 at lo or hi and the others at theirs, in every combination of
+// input 0's end with the others' (all low, all high): the corner products
+// of mul, gram and apply and the largest sums of igdn are attained (§14.1
+// item 1).
+func (b *basic) corners(lo, hi int64) []Decode {
+	var ds []Decode
+	for _, e0 := range []int64{lo, hi} {
+		for _, top := range []bool{false, true} {
+			ins := []*tensor.T{ten(b.shapes[0].C, b.shapes[0].H, b.shapes[0].W, e0)}
+			for i, rec := range b.others {
+				v, s := rec.Lo, b.shapes[i+1]
+				if top {
+					v = rec.Hi
+				}
+				ins = append(ins, ten(s.C, s.H, s.W, v))
+			}
+			ds = append(ds, dec(b.values, ins...))
+			if len(b.others) == 0 {
+				break
+			}
+		}
+	}
+	return ds
+}
+
+// planeSizes are the H×W a basic instance is also run at (§14.1 item 3):
+// a 1×1 plane and odd sizes, where the operator's shape rule allows them
+// with its basic parameters. pixel_unshuffle (r = 2) and subpos_split need
+// even sides, and the basic crop a 2×3 window, so they have none here:
+// their shape refusals are in gen_movement.go.
+func planeSizes(code whg1.Opcode, b *basic) [][2]int {
+	switch code {
+	case whg1.OpPixelUnshuffle, whg1.OpSubposSplit, whg1.OpCrop:
+		return nil
+	}
+	if b.h != 0 {
+		return [][2]int{{1, 1}, {int(b.h), int(b.w)}} // declared sizes are odd (3×5)
+	}
+	return [][2]int{{1, 1}, {5, 7}, {1, 9}}
+}
+
+// resized is the basic instance's input shapes at H×W (apply's A keeps
+// its [C, 1, d]).
+func (b *basic) resized(code whg1.Opcode, h, w int) []tensor.Shape {
+	out := make([]tensor.Shape, len(b.shapes))
+	for i, s := range b.shapes {
+		out[i] = sh(s.C, h, w)
+		if code == whg1.OpApply && i == 0 {
+			out[i] = s
+		}
+	}
+	return out
 }
 
 // genOutputCheck gives output 0 a check range: first [min, max] of the

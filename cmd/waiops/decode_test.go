@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/waiops/waiops/drivers"
+	"github.com/waiops/waiops/plan"
 )
 
 // TestDecodeSynthCommand decodes the one-layer set of drivers'
@@ -93,7 +94,7 @@ func TestDecodeWorldCommand(t *testing.T) {
 // written as §14.1 JSON; a refused decode (GRFS flags of the wrong count)
 // writes none.
 func TestDecodeJPEGAICommand(t *testing.T) {
-	set := corpusSet(t, "wai.image.jpegai", "jpegai-int/1", true)
+	set := corpusSet(t, "wai.image.jpegai", `"acc64":true`)
 	tmp := t.TempDir()
 	p := func(n string) string { return filepath.Join(tmp, n) }
 	mem := func(n int, seed byte) []byte {
@@ -131,5 +132,39 @@ func TestDecodeJPEGAICommand(t *testing.T) {
 	so, _, rc := run(args(p("bad.json"), p("out2"))...)
 	if _, err := os.Stat(p("out2")); rc != 3 || !strings.HasPrefix(so, "refuse model_mismatch: ") || err == nil {
 		t.Errorf("rc %d, %q, written: %v", rc, so, err == nil)
+	}
+}
+
+// TestDecodeFabricsAgree decodes the corpus's acc32 int_synth set on the
+// CPU and on the GL fabric and requires the same bytes (§12). It skips
+// without a GL fabric unless WAIOPS_REQUIRE_GPU is set.
+func TestDecodeFabricsAgree(t *testing.T) {
+	if _, err := plan.OpenGPU(); err != nil {
+		if os.Getenv("WAIOPS_REQUIRE_GPU") != "" {
+			t.Fatalf("WAIOPS_REQUIRE_GPU is set and the GL fabric cannot open: %v", err)
+		}
+		t.Skipf("no GL fabric: %v", err)
+	}
+	set := corpusSet(t, "wai.neural.int_synth", `"acc32":true`)
+	tmp := t.TempDir()
+	payload := filepath.Join(tmp, "p")
+	lat := make([]byte, 2*5*5)
+	for i := range lat {
+		lat[i] = byte(i*37 + 11)
+	}
+	os.WriteFile(payload, append([]byte{10, 0, 10, 0, 2, 0, 5, 0, 0}, lat...), 0o644)
+	var raws [][]byte
+	for _, fabric := range []string{"cpu", "gpu"} {
+		raw := filepath.Join(tmp, fabric+".rgb")
+		so, se, rc := run("decode", "int_synth", "--set", filepath.Join(set, "set", "int_synth.json"), "--payload", payload,
+			"--out", filepath.Join(tmp, fabric+".png"), "--raw", raw, "--fabric", fabric)
+		if rc != 0 || !strings.Contains(se, "fabric: "+fabric+"\n") {
+			t.Fatalf("%s: rc %d: %s%s", fabric, rc, so, se)
+		}
+		b, _ := os.ReadFile(raw)
+		raws = append(raws, b)
+	}
+	if len(raws[0]) != 300 || !bytes.Equal(raws[0], raws[1]) {
+		t.Errorf("the GL fabric's frame differs from the CPU's")
 	}
 }

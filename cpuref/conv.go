@@ -31,14 +31,14 @@ import (
 // The pre bias joins in rqOf, in 128 bits, so B does not include it (§6:
 // "a pre bias joins the wide sum").
 type convKernel struct {
-	p        *whg1.Conv
-	cin, cg  int
-	og, taps int
-	wsum     []int128 // Σ|Wt[o]| for each o: at most 2^32 weights of 2^63
+	p      *whg1.Conv
+	cg, og int      // input and output channels per group
+	taps   int      // cg·kh·kw: the terms of one output
+	wsum   []int128 // Σ|Wt[o]| for each o: under 2^32 weights of at most 2^63
 }
 
 func newConv(p *whg1.Conv, cin int) *convKernel {
-	k := &convKernel{p: p, cin: cin, cg: cin / int(p.Groups), og: int(p.Cout / p.Groups)}
+	k := &convKernel{p: p, cg: cin / int(p.Groups), og: int(p.Cout / p.Groups)}
 	k.taps = k.cg * int(p.KH*p.KW)
 	k.wsum = make([]int128, p.Cout)
 	for o := range k.wsum {
@@ -116,26 +116,26 @@ func (k *convKernel) run(x, out *tensor.T) error {
 	switch k.choose(x.Data) {
 	case pathLanes:
 		pk := k.pack(x, out.Shape.W)
-		return parallelRows(out.Shape.H, convWork(x.Shape), func(y0, y1 int) error {
+		return parallelRows(out.Shape.H, k.rowWork(out), func(y0, y1 int) error {
 			return k.laneRows(pk, x.Shape.H, out, y0, y1)
 		})
 	case pathI64:
-		return parallelRows(out.Shape.H, convWork(x.Shape), func(y0, y1 int) error {
+		return parallelRows(out.Shape.H, k.rowWork(out), func(y0, y1 int) error {
 			return convRows(k, x.Data, x.Shape, out, y0, y1)
 		})
 	}
 	return convExact(k, x, out)
 }
 
-// convWork estimates a row's cost, to keep small convolutions on one
-// goroutine.
-func convWork(s tensor.Shape) int { return s.C * s.W }
+// rowWork is the multiply-accumulates of one output row.
+func (k *convKernel) rowWork(out *tensor.T) int { return out.Shape.C * k.taps * out.Shape.W }
 
 // parallelRows splits output rows [0, rows) across up to GOMAXPROCS
-// goroutines (§6: outputs may be partitioned across threads) and returns the
-// first error any of them reports.
+// goroutines (§6: outputs may be partitioned across threads), each with at
+// least about 2^18 multiply-accumulates, and returns the first error any of
+// them reports.
 func parallelRows(rows, perRow int, f func(y0, y1 int) error) error {
-	n := min(runtime.GOMAXPROCS(0), rows, max(1, rows*perRow/4096))
+	n := min(runtime.GOMAXPROCS(0), rows, max(1, rows*perRow>>18))
 	if n <= 1 {
 		return f(0, rows)
 	}

@@ -232,21 +232,24 @@ func TestConvPathBoundaries(t *testing.T) {
 }
 
 // TestConvParallel checks a convolution large enough to be split across
-// goroutines against the reference.
+// goroutines (8·72·64 MACs a row, 32 rows: over 2^20) against the
+// reference, on the lanes path and on the i64 path.
 func TestConvParallel(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	p := &whg1.Conv{Cout: 4, KH: 3, KW: 3, SH: 1, SW: 1, PH: 1, PW: 1, Groups: 1,
+	p := &whg1.Conv{Cout: 8, KH: 3, KW: 3, SH: 1, SW: 1, PH: 1, PW: 1, Groups: 1,
 		RQ: whg1.RQ{Round: whg1.HalfEven, SKind: 1, Shift: []uint8{3}}}
-	p.W = make([]int64, 4*8*9)
-	for i := range p.W {
-		p.W[i] = r.Int64N(255) - 127
+	p.W = make([]int64, 8*8*9)
+	x := tensor.New(tensor.Shape{C: 8, H: 32, W: 64})
+	for _, scale := range []int64{1, 1 << 20} {
+		for i := range p.W {
+			p.W[i] = r.Int64N(255) - 127
+		}
+		for i := range x.Data {
+			x.Data[i] = (r.Int64N(255) - 127) * scale
+		}
+		out := like(8, 32, 64)
+		noErr(t, "conv", newConv(p, 8).run(x, out))
+		want, _ := bigConv(p, x, 32, 64)
+		expect(t, "conv parallel", out, want...)
 	}
-	x := tensor.New(tensor.Shape{C: 8, H: 24, W: 64})
-	for i := range x.Data {
-		x.Data[i] = r.Int64N(255) - 127
-	}
-	out := like(4, 24, 64)
-	noErr(t, "conv", newConv(p, 8).run(x, out))
-	want, _ := bigConv(p, x, 24, 64)
-	expect(t, "conv parallel", out, want...)
 }

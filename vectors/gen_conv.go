@@ -72,6 +72,11 @@ func genConv(g *gen) {
 		}
 	}
 	g.add(file, convID(p, "acc_ends"), one(whg1.OpConv, p, []whg1.Tensor{chk(2, l, h)}, []whg1.Tensor{der(2)}, 0, 0), ds...)
+	for _, b := range []int64{1, 2} {
+		a := &whg1.Conv{Cout: 1, KH: 1, KW: 1, SH: 1, SW: 1, Groups: 1, W: []int64{1, 1}, RQ: accRQ(b)}
+		g.add(file, convID(a, fmt.Sprintf("pre_bias%d_acc_i32", b)),
+			one(whg1.OpConv, a, []whg1.Tensor{chk(2, -1<<30, 1<<30-1)}, []whg1.Tensor{der(1)}, 0, 0), accDecodes()...)
+	}
 
 	// Item 3, each on random data.
 	for _, c := range []struct {
@@ -120,6 +125,20 @@ func genConv(g *gen) {
 		one(whg1.OpConv, k3, []whg1.Tensor{chk(1, -9, 9)}, []whg1.Tensor{der(1)}, 2, 2))
 }
 
+// accRQ is a pre bias b and nothing else. Over two unit taps of an input
+// in [−2^30, 2^30 − 1] the partial-sum interval A(K, b) of §8.2 is
+// [−2^31, 2^31 − 2 + b]: exactly i32's ends at b = 1, one past at b = 2
+// (§14.1 item 4).
+func accRQ(b int64) whg1.RQ {
+	return whg1.RQ{Bias: whg1.PreBias, SKind: 1, Shift: []uint8{0}, BiasV: []int64{b}}
+}
+
+// accDecodes attain both ends of that interval: both taps at −2^30 (the
+// partial sum −2^31), then both at 2^30 − 1 (with the bias, 2^31 − 2 + b).
+func accDecodes() []Decode {
+	return []Decode{dec(nil, ten(2, 1, 1, -1<<30, -1<<30)), dec(nil, ten(2, 1, 1, 1<<30-1, 1<<30-1))}
+}
+
 // genConvT is conv_transpose's specific cases: item 1 at the position that
 // reads every tap, item 3 (a kernel larger than its input, output padding
 // equal to and past the stride, a stride larger than the kernel, a 1×1
@@ -146,6 +165,11 @@ func genConvT(g *gen) {
 		}
 	}
 	g.add(file, convTID(p, "acc_ends"), one(whg1.OpConvTranspose, p, []whg1.Tensor{chk(1, l, h)}, []whg1.Tensor{der(2)}, 0, 0), ds...)
+	for _, b := range []int64{1, 2} {
+		a := &whg1.ConvT{Cout: 1, KH: 1, KW: 1, SH: 1, SW: 1, W: []int64{1, 1}, RQ: accRQ(b)}
+		g.add(file, convTID(a, fmt.Sprintf("pre_bias%d_acc_i32", b)),
+			one(whg1.OpConvTranspose, a, []whg1.Tensor{chk(2, -1<<30, 1<<30-1)}, []whg1.Tensor{der(1)}, 0, 0), accDecodes()...)
+	}
 
 	for _, c := range []struct {
 		p       *whg1.ConvT

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/waiops/waiops/cjson"
 	"github.com/waiops/waiops/refusal"
@@ -29,11 +30,11 @@ type StageEval func(op string, modes, in map[string]any) map[string]any
 
 // Failure is one vector a fabric did not reproduce.
 type Failure struct {
-	File   string `json:"file"`
-	Group  string `json:"group"`
-	ID     string `json:"id"`
-	Decode int    `json:"decode"` // −1: the load
-	What   string `json:"what"`   // the first differing element, or the outcome that differs
+	File   string
+	Group  string
+	ID     string
+	Decode int    // −1: the load
+	What   string // the first differing element, or the outcome that differs
 }
 
 func (f Failure) String() string {
@@ -155,11 +156,12 @@ func reason(err error) string {
 	return " (" + oneLine(err.Error()) + ")"
 }
 
+// oneLine shortens a message to one line of at most 200 bytes.
 func oneLine(s string) string {
 	if len(s) > 200 {
-		s = s[:200] + "…"
+		s = s[:200] + "..."
 	}
-	return string(bytes.ReplaceAll([]byte(s), []byte{'\n'}, []byte{' '}))
+	return strings.ReplaceAll(s, "\n", " ")
 }
 
 // compare checks one decode's outcome against its expectation and names the

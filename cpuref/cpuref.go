@@ -50,12 +50,16 @@ func Load(g *whg1.Graph) (*Program, error) {
 		}
 		p.steps[i] = s
 	}
-	// Last reader of each tensor; outputs are kept to the end.
+	// The last operator that produces or reads each tensor (an operator
+	// reads only earlier tensors, §10.3); outputs are kept to the end.
 	last := make([]int, len(g.Tensors))
 	for i := range last {
 		last[i] = -1
 	}
 	for i, op := range g.Ops {
+		for _, t := range op.Out {
+			last[t] = i
+		}
 		for _, t := range op.In {
 			last[t] = i
 		}

@@ -94,24 +94,31 @@ func assign(names []string, files []File) ([][]byte, error) {
 	if len(files) != len(names) {
 		return nil, fmt.Errorf("%d files given; this lowering reads %d: %v", len(files), len(names), names)
 	}
-	slots := make([][]byte, len(names))
+	slot := make([]int, len(names)) // the file in each slot, −1 for none yet
 	used := make([]bool, len(files))
 	for i, n := range names {
+		slot[i] = -1
 		for j, f := range files {
 			if !used[j] && filepath.Base(f.Name) == n {
-				slots[i], used[j] = f.Data, true
+				slot[i], used[j] = j, true
 				break
 			}
 		}
 	}
-	for i := range slots {
-		for j, f := range files {
-			if slots[i] == nil && !used[j] {
-				slots[i], used[j] = f.Data, true
+	next := 0
+	for i := range slot {
+		for slot[i] < 0 {
+			if !used[next] {
+				slot[i], used[next] = next, true
 			}
+			next++
 		}
 	}
-	return slots, nil
+	out := make([][]byte, len(names))
+	for i, j := range slot {
+		out[i] = files[j].Data
+	}
+	return out, nil
 }
 
 // Lower lowers a parameter set (§13) and certifies it (§8.5). A load check

@@ -354,3 +354,27 @@ func TestCanonicalForm(t *testing.T) {
 		t.Errorf("PCM rescale: %+v", rq)
 	}
 }
+
+// TestAssign: files go to their slots by base name, the rest by position.
+func TestAssign(t *testing.T) {
+	names := []string{"T.whm", "g_s.whm"}
+	a, b := []byte("a"), []byte("b")
+	for _, c := range []struct {
+		files []File
+		want  string
+	}{
+		{[]File{{"dir/g_s.whm", b}, {"x", a}}, "ab"},
+		{[]File{{"x", a}, {"g_s.whm", b}}, "ab"},
+		{[]File{{"g_s.whm", b}, {"T.whm", a}}, "ab"},
+		{[]File{{"p", a}, {"q", b}}, "ab"},
+		{[]File{{"q", b}, {"p", a}}, "ba"},
+	} {
+		got, err := assign(names, c.files)
+		if err != nil || string(got[0])+string(got[1]) != c.want {
+			t.Errorf("%v: got %q, want %s", c.files, got, c.want)
+		}
+	}
+	if _, err := assign(names, []File{{"T.whm", a}}); err == nil || codeOf(err) != "" {
+		t.Errorf("one file for two slots: %v, want a usage error", err)
+	}
+}

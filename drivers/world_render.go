@@ -2,6 +2,7 @@ package drivers
 
 import (
 	"fmt"
+	"math/big"
 
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
@@ -23,14 +24,18 @@ func ParseLatent(b []byte) (*tensor.T, error) {
 	}
 	var d [3]int64
 	for i, v := range sh {
-		if d[i], err = jsonInt64(v, 0, 1<<31); err != nil {
-			return nil, refusal.New(refusal.GeometryMismatch, "z0: shape[%d]: %v", i, err)
-		}
-		if d[i] == 0 {
+		n, err := jsonInt(v)
+		switch {
+		case err != nil || n.Sign() < 0:
+			return nil, refusal.New(refusal.GeometryMismatch, "z0: shape[%d] is not a size", i)
+		case n.Sign() == 0:
 			return nil, refusal.New(refusal.FieldRange, "z0: a side of 0")
+		case n.Cmp(big.NewInt(maxElems)) > 0:
+			return nil, refusal.New(refusal.TooLarge, "z0: shape[%d] = %v passes 2^26 values", i, n)
 		}
+		d[i] = n.Int64()
 	}
-	if d[0]*d[1] > maxElems || d[0]*d[1]*d[2] > maxElems { // each ≤ 2^31: no overflow
+	if d[0]*d[1] > maxElems || d[0]*d[1]*d[2] > maxElems { // each ≤ 2^26: no overflow
 		return nil, refusal.New(refusal.TooLarge, "z0: %v passes 2^26 values", d)
 	}
 	if d[1] != d[2] {

@@ -24,7 +24,7 @@ var Readings = []string{
 func (r *Report) JSON() map[string]any {
 	id := map[string]any{}
 	for k, v := range r.Identity {
-		id[k] = v
+		id[oneLine(k)] = oneLine(v) // a renderer string may hold any character
 	}
 	groups := map[string]any{}
 	for n, t := range r.Groups {
@@ -32,7 +32,7 @@ func (r *Report) JSON() map[string]any {
 	}
 	fails := make([]any, len(r.Failures))
 	for i, f := range r.Failures {
-		fails[i] = map[string]any{"decode": f.Decode, "file": f.File, "group": f.Group, "id": f.ID, "what": f.What}
+		fails[i] = map[string]any{"decode": f.Decode, "file": oneLine(f.File), "group": f.Group, "id": f.ID, "what": f.What}
 	}
 	return map[string]any{
 		"corpus_sha256": r.Corpus,

@@ -156,12 +156,26 @@ func reason(err error) string {
 	return " (" + oneLine(err.Error()) + ")"
 }
 
-// oneLine shortens a message to one line of at most 200 bytes.
+// oneLine makes a message one line of printable ASCII, which the report's
+// canonical JSON requires (§8.5): other characters are written U+XXXX, and
+// the message is cut after 200 of them.
 func oneLine(s string) string {
-	if len(s) > 200 {
-		s = s[:200] + "..."
+	var b strings.Builder
+	for i, r := range []rune(s) {
+		if i == 200 {
+			b.WriteString("...")
+			break
+		}
+		switch {
+		case r == '\n':
+			b.WriteByte(' ')
+		case r >= 0x20 && r <= 0x7e:
+			b.WriteRune(r)
+		default:
+			fmt.Fprintf(&b, "U+%04X", r)
+		}
 	}
-	return strings.ReplaceAll(s, "\n", " ")
+	return b.String()
 }
 
 // compare checks one decode's outcome against its expectation and names the

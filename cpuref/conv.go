@@ -99,12 +99,16 @@ const (
 	pathExact
 )
 
-// choose picks the narrowest path whose bound holds for this input.
-func (k *convKernel) choose(x []int64) convPath {
-	X := maxAbs(x)
+// choose picks the narrowest path whose bound holds for this input. The
+// lanes path also needs its packed rows (⌈Wo/2⌉ + kw − 1 words, Wo =
+// W + 2pw − kw + 1 at stride 1) to be at most 2W long, so that a kernel far
+// wider than its input cannot make the packed copy outgrow the input.
+func (k *convKernel) choose(x *tensor.T) convPath {
+	X := maxAbs(x.Data)
 	b, ok := k.bound(X)
+	W, pw, kw := x.Shape.W, int(k.p.PW), int(k.p.KW)
 	switch {
-	case ok && b <= 1<<31-1 && X <= 1<<31-1 && k.p.SW == 1:
+	case ok && b <= 1<<31-1 && X <= 1<<31-1 && k.p.SW == 1 && (W+2*pw-kw+2)/2+kw-1 <= 2*W:
 		return pathLanes
 	case ok:
 		return pathI64
@@ -113,7 +117,7 @@ func (k *convKernel) choose(x []int64) convPath {
 }
 
 func (k *convKernel) run(x, out *tensor.T) error {
-	switch k.choose(x.Data) {
+	switch k.choose(x) {
 	case pathLanes:
 		pk := k.pack(x, out.Shape.W)
 		return parallelRows(out.Shape.H, k.rowWork(out), func(y0, y1 int) error {
@@ -197,8 +201,12 @@ func convRows(k *convKernel, x []int64, in tensor.Shape, out *tensor.T, y0, y1 i
 }
 
 // tapRange is the output columns [lo, hi) of a row of length wo whose tap
-// at offset off = j − pw reads inside an input row of width w (stride 1).
-func tapRange(off, w, wo int) (lo, hi int) { return max(0, -off), min(wo, w-off) }
+// at offset off = j − pw reads inside an input row of width w (stride 1);
+// 0 ≤ lo ≤ hi ≤ wo, and lo = hi when the tap reads only padding.
+func tapRange(off, w, wo int) (lo, hi int) {
+	lo = min(max(0, -off), wo)
+	return lo, max(lo, min(wo, w-off))
+}
 
 // rowTaps adds Σ_j taps[j]·row[ox + j − pw] into acc[ox] for stride 1. For a
 // 3-wide kernel the interior, where all three taps read inside the row, runs
@@ -222,7 +230,7 @@ func rowTaps(acc, row, taps []int64, pw int) {
 			continue
 		}
 		lo, hi := tapRange(j-pw, W, Wo)
-		axpy(acc[lo:max(lo, hi)], wj, row, lo+j-pw)
+		axpy(acc[lo:hi], wj, row, lo+j-pw)
 	}
 }
 

@@ -103,8 +103,10 @@ func randRQ(r *rand.Rand, c int, s func() uint8, val func() int64) whg1.RQ {
 func convCase(r *rand.Rand, wv, xv func() int64, shifts func() uint8, rqv func() int64) (*whg1.Conv, *tensor.T, int, int) {
 	g := 1 + r.IntN(3)
 	cin, cout := g*(1+r.IntN(3)), g*(1+r.IntN(3))
-	p := &whg1.Conv{Cout: uint32(cout), KH: uint32(1 + r.IntN(4)), KW: uint32(1 + r.IntN(4)),
-		SH: uint32(1 + r.IntN(3)), SW: uint32(1 + r.IntN(3)), PH: uint32(r.IntN(3)), PW: uint32(r.IntN(3)), Groups: uint32(g)}
+	// Kernels up to 6 with padding up to 3 on inputs as small as 1: some
+	// taps then read only padding (kw − j > W + pw + 1).
+	p := &whg1.Conv{Cout: uint32(cout), KH: uint32(1 + r.IntN(6)), KW: uint32(1 + r.IntN(6)),
+		SH: uint32(1 + r.IntN(3)), SW: uint32(1 + r.IntN(3)), PH: uint32(r.IntN(4)), PW: uint32(r.IntN(4)), Groups: uint32(g)}
 	if r.IntN(3) == 0 {
 		p.KW, p.SW = 3, 1 // the fused 3-tap row path
 	}
@@ -150,11 +152,11 @@ func TestConvPathsAgainstBig(t *testing.T) {
 		for n := 0; n < 150; n++ {
 			p, x, ho, wo := convCase(r, rg.w, rg.x, rg.shift, rg.rqv)
 			k := newConv(p, x.Shape.C)
-			path := k.choose(x.Data)
+			path := k.choose(x)
 			seen[path]++
 			want := rg.want
-			if want == pathLanes && p.SW != 1 {
-				want = pathI64 // the lanes need stride 1
+			if want == pathLanes && path == pathI64 {
+				want = pathI64 // stride > 1, or a kernel far wider than the input
 			}
 			if path != want && !rg.allowOther {
 				t.Fatalf("%s: path %d, want %d", rg.name, path, rg.want)
@@ -185,8 +187,8 @@ func TestConvPathsAgainstBig(t *testing.T) {
 // i64 limits with a 1×1 (or 1×2) convolution and checks both the path and
 // the value.
 func TestConvPathBoundaries(t *testing.T) {
-	conv := func(w []int64, shift uint8) *whg1.Conv {
-		return &whg1.Conv{Cout: 1, KH: 1, KW: uint32(len(w)), SH: 1, SW: 1, Groups: 1,
+	conv := func(w []int64, shift uint8, pw int) *whg1.Conv {
+		return &whg1.Conv{Cout: 1, KH: 1, KW: uint32(len(w)), SH: 1, SW: 1, PW: uint32(pw), Groups: 1,
 			RQ: whg1.RQ{SKind: 1, Shift: []uint8{shift}}, W: w}
 	}
 	for _, c := range []struct {
@@ -196,36 +198,40 @@ func TestConvPathBoundaries(t *testing.T) {
 		shift uint8
 		path  convPath
 		want  []int64
+		pw    int
 	}{
 		// B = (2^31 − 1)·1: i32, the product −(2^31 − 1) exact.
-		{"B = 2^31 − 1", []int64{1<<31 - 1}, []int64{-1}, 0, pathLanes, []int64{-(1<<31 - 1)}},
+		{"B = 2^31 − 1", []int64{1<<31 - 1}, []int64{-1}, 0, pathLanes, []int64{-(1<<31 - 1)}, 0},
 		// B = (2^31 − 1)·2: i64.
-		{"B = 2^32 − 2", []int64{1<<31 - 1}, []int64{-2}, 0, pathI64, []int64{-(1<<32 - 2)}},
+		{"B = 2^32 − 2", []int64{1<<31 - 1}, []int64{-2}, 0, pathI64, []int64{-(1<<32 - 2)}, 0},
 		// max|x| = 2^31 (x = −2^31 does not fit the i32 value path's bound).
-		{"x = −2^31", []int64{1}, []int64{-1 << 31}, 0, pathI64, []int64{-1 << 31}},
+		{"x = −2^31", []int64{1}, []int64{-1 << 31}, 0, pathI64, []int64{-1 << 31}, 0},
 		// Two taps, B = (2^30 + 2^30 − 1)·1 = 2^31 − 1: the sum is 2^31 − 1.
-		{"two taps at 2^31 − 1", []int64{1 << 30, 1<<30 - 1}, []int64{1, 1}, 0, pathLanes, []int64{1<<31 - 1}},
+		{"two taps at 2^31 − 1", []int64{1 << 30, 1<<30 - 1}, []int64{1, 1}, 0, pathLanes, []int64{1<<31 - 1}, 0},
 		// B = 2^63 − 1 exactly: i64, the sum 2^63 − 1.
-		{"B = 2^63 − 1", []int64{1 << 62, 1<<62 - 1}, []int64{1, 1}, 0, pathI64, []int64{1<<63 - 1}},
+		{"B = 2^63 − 1", []int64{1 << 62, 1<<62 - 1}, []int64{1, 1}, 0, pathI64, []int64{1<<63 - 1}, 0},
 		// x doubled: B = 2^64 − 2, the exact path; acc = 2^64 − 2, shift 1 → 2^63 − 1.
-		{"B = 2^64 − 2", []int64{1 << 62, 1<<62 - 1}, []int64{2, 2}, 1, pathExact, []int64{1<<63 - 1}},
+		{"B = 2^64 − 2", []int64{1 << 62, 1<<62 - 1}, []int64{2, 2}, 1, pathExact, []int64{1<<63 - 1}, 0},
 		// A weight past i32 on an all-zero input: B = 0 and every packed
 		// word is 0, so the lanes hold.
-		{"w = 2^31, x = 0", []int64{1 << 31}, []int64{0}, 0, pathLanes, []int64{0}},
+		{"w = 2^31, x = 0", []int64{1 << 31}, []int64{0}, 0, pathLanes, []int64{0}, 0},
 		// B = 2^31 − 1 with both lanes used (Wo = 2) at opposite ends, and
 		// with both at the bottom end.
-		{"lanes ±(2^31 − 1)", []int64{1<<31 - 1}, []int64{-1, 1}, 0, pathLanes, []int64{-(1<<31 - 1), 1<<31 - 1}},
-		{"lanes −(2^31 − 1) twice", []int64{-1<<31 + 1}, []int64{1, 1}, 0, pathLanes, []int64{-1<<31 + 1, -1<<31 + 1}},
+		{"lanes ±(2^31 − 1)", []int64{1<<31 - 1}, []int64{-1, 1}, 0, pathLanes, []int64{-(1<<31 - 1), 1<<31 - 1}, 0},
+		{"lanes −(2^31 − 1) twice", []int64{-1<<31 + 1}, []int64{1, 1}, 0, pathLanes, []int64{-1<<31 + 1, -1<<31 + 1}, 0},
+		// A kernel much wider than its input (kw = 9, pw = 4, W = 1):
+		// packed rows of 9 words would pass 2W, so the i64 path.
+		{"wide kernel", []int64{1, 2, 3, 4, 5, 6, 7, 8, 9}, []int64{1}, 0, pathI64, []int64{5}, 4},
 		// Wo = 3, odd: the last lane is unused.
-		{"lanes Wo = 3", []int64{1 << 30, 1<<30 - 1}, []int64{1, 1, -1, 1}, 0, pathLanes, []int64{1<<31 - 1, 1, -1}},
+		{"lanes Wo = 3", []int64{1 << 30, 1<<30 - 1}, []int64{1, 1, -1, 1}, 0, pathLanes, []int64{1<<31 - 1, 1, -1}, 0},
 	} {
-		p := conv(c.w, c.shift)
+		p := conv(c.w, c.shift, c.pw)
 		k := newConv(p, 1)
 		x := tn(1, 1, len(c.x), c.x...)
-		if got := k.choose(x.Data); got != c.path {
+		if got := k.choose(x); got != c.path {
 			t.Errorf("%s: path %d, want %d", c.name, got, c.path)
 		}
-		out := like(1, 1, len(c.x)-len(c.w)+1)
+		out := like(1, 1, len(c.x)+2*c.pw-len(c.w)+1)
 		noErr(t, c.name, k.run(x, out))
 		expect(t, c.name, out, c.want...)
 	}

@@ -84,9 +84,9 @@ func TestConvTransposeAgainstBig(t *testing.T) {
 		compared := 0
 		for n := 0; n < 200; n++ {
 			cin, cout := 1+r.IntN(3), 1+r.IntN(3)
-			p := &whg1.ConvT{Cout: uint32(cout), KH: uint32(1 + r.IntN(4)), KW: uint32(1 + r.IntN(4)),
-				SH: uint32(1 + r.IntN(3)), SW: uint32(1 + r.IntN(3)), PH: uint32(r.IntN(3)), PW: uint32(r.IntN(3)),
-				OPH: uint32(r.IntN(4)), OPW: uint32(r.IntN(4))}
+			p := &whg1.ConvT{Cout: uint32(cout), KH: uint32(1 + r.IntN(6)), KW: uint32(1 + r.IntN(6)),
+				SH: uint32(1 + r.IntN(4)), SW: uint32(1 + r.IntN(4)), PH: uint32(r.IntN(4)), PW: uint32(r.IntN(4)),
+				OPH: uint32(r.IntN(5)), OPW: uint32(r.IntN(5))}
 			H, W := 1+r.IntN(4), 1+r.IntN(4)
 			ho := (H-1)*int(p.SH) + int(p.KH+p.OPH) - 2*int(p.PH)
 			wo := (W-1)*int(p.SW) + int(p.KW+p.OPW) - 2*int(p.PW)

@@ -14,6 +14,9 @@ import (
 // TestCommittedCorpusChecks recomputes every committed vector (§14.1 "Who
 // writes the vectors"): the files must come back byte-identical.
 func TestCommittedCorpusChecks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("recomputes the whole corpus")
+	}
 	c, err := Project(".")
 	if err != nil {
 		t.Fatal(err)
@@ -43,6 +46,9 @@ func TestCommittedCorpusChecks(t *testing.T) {
 // TestCorpusRegenerates: a fresh Generate is byte-identical to the
 // committed corpus, and prior/ to a fresh prior.WriteCorpus (CI runs this).
 func TestCorpusRegenerates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates the whole corpus")
+	}
 	if err := CheckGenerated("."); err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ func genMovement(g *gen) {
 	// pixel_shuffle: C a multiple of r² is a channel rule; r = 1 is the
 	// identity. Its output sides cannot pass 2^26: they are at most
 	// 2^26 / r because the input's C ≥ r² and C·H·W ≤ 2^26.
-	for _, c := range []struct{ c, r uint32 }{{9, 3}, {4, 1}, {8, 2}} {
+	for _, c := range []struct{ c, r uint32 }{{9, 3}, {4, 1}, {8, 2}, {6, 2}} {
 		g.add(op(whg1.OpPixelShuffle), fmt.Sprintf("pixel_shuffle_r%d_C%d", c.r, c.c),
 			one(whg1.OpPixelShuffle, &whg1.Factor{N: c.r}, []whg1.Tensor{chk(c.c, -9, 9)}, []whg1.Tensor{der(c.c / (c.r * c.r))}, 0, 0),
 			x(int(c.c), 2, 3))
@@ -158,6 +158,8 @@ func genContractions(g *gen) {
 	g.add(op(whg1.OpGram), "gram_load_no_declared_sizes", one(whg1.OpGram, p, []whg1.Tensor{n9, n9}, []whg1.Tensor{der(4)}, 0, 0))
 	g.add(op(whg1.OpGram), "gram_load_groups3_C4",
 		one(whg1.OpGram, &whg1.Contraction{Groups: 3, RQ: rqPlain(0)}, []whg1.Tensor{n9, n9}, []whg1.Tensor{der(4)}, 3, 4))
+	g.add(op(whg1.OpApply), "apply_load_groups3_C4",
+		one(whg1.OpApply, &whg1.Contraction{Groups: 3, RQ: rqPlain(0)}, []whg1.Tensor{n9, n9}, []whg1.Tensor{der(4)}, 0, 0))
 	ap := one(whg1.OpApply, p, []whg1.Tensor{n9, n9}, []whg1.Tensor{der(4)}, 0, 0)
 	g.add(op(whg1.OpApply), "apply_g2_half_up_shift16_plan_sizes", ap,
 		dec(nil, rnd(r, 4, 1, 2, -9, 9), rnd(r, 4, 3, 5, -9, 9)),

@@ -31,16 +31,17 @@ func conformCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("conform", stderr)
 	fabric := fs.String("fabric", "cpu", "cpu, gpu, or auto (every fabric present)")
 	var vpaths paths
-	fs.Var(&vpaths, "vectors", "a vector file or directory (repeatable; default the repository's vectors/)")
+	fs.Var(&vpaths, "vectors", "a vector file or directory (repeatable, and any further arguments are more; default the repository's vectors/)")
 	report := fs.String("report", "", "write conformance.json and conformance.html here (one subdirectory per fabric when several run)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
 	}
-	if len(pos) != 0 {
+	if len(pos) != 0 && len(vpaths) == 0 {
 		fmt.Fprintln(stderr, "usage: waiops conform --fabric cpu|gpu|auto [--vectors PATH...] [--report DIR]")
 		return 2
 	}
+	vpaths = append(vpaths, pos...)
 	var c *vectors.Corpus
 	if len(vpaths) == 0 {
 		root, err := repoVectors()

@@ -2,6 +2,7 @@ package vectors
 
 import (
 	"math"
+	"math/big"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -50,7 +51,7 @@ func TestCorpusRegenerates(t *testing.T) {
 		t.Skip("generates the whole corpus")
 	}
 	if err := CheckGenerated("."); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v (regenerate with: go run ./cmd/waiops vectors gen --out vectors)", err)
 	}
 	if _, err := CheckPrior("prior"); err != nil {
 		t.Fatal(err)
@@ -133,4 +134,63 @@ func TestTieValues(t *testing.T) {
 			t.Errorf("tieValues(%d, %d, %d) = %v, want %v", c.s, c.k, c.m, got, c.want)
 		}
 	}
+}
+
+// TestRoundingVectorsIndependently recomputes every committed rescale
+// rounding vector with math/big straight from §2's definitions of R_floor,
+// R_half_up and R_half_even: out = R(t·m, s).
+func TestRoundingVectorsIndependently(t *testing.T) {
+	b, err := os.ReadFile("ops/rescale.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, v := range f.Graph {
+		if !strings.HasPrefix(v.ID, "rescale_round_") || v.Load != LoadOK {
+			continue
+		}
+		g, err := whg1.Parse(v.Graph)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rq := g.Ops[0].Params.(*whg1.Rescale).RQ
+		m, s := big.NewInt(rq.MultOf(0)), rq.ShiftOf(0)
+		d := v.Decodes[0]
+		for i, x := range d.Inputs[0].Data {
+			p := new(big.Int).Mul(big.NewInt(x), m)
+			want := roundBig(p, s, rq.Round)
+			if got := d.Outputs[0].Data[i]; !want.IsInt64() || want.Int64() != got {
+				t.Errorf("%s element %d: R(%v, %d) = %v, corpus has %d", v.ID, i, p, s, want, got)
+			}
+			n++
+		}
+	}
+	if n < 100 {
+		t.Fatalf("only %d rounding elements checked", n)
+	}
+}
+
+// roundBig is §2's R_round(p, s); big.Int's Rsh is the floor division by
+// 2^s.
+func roundBig(p *big.Int, s uint, round whg1.Round) *big.Int {
+	if s == 0 {
+		return p
+	}
+	h := new(big.Int).Lsh(big.NewInt(1), s-1)
+	switch round {
+	case whg1.Floor:
+		return new(big.Int).Rsh(p, s)
+	case whg1.HalfUp:
+		return new(big.Int).Rsh(new(big.Int).Add(p, h), s)
+	}
+	q := new(big.Int).Rsh(p, s)
+	r := new(big.Int).Sub(p, new(big.Int).Lsh(q, s))
+	if c := r.Cmp(h); c > 0 || (c == 0 && q.Bit(0) == 1) {
+		q.Add(q, big.NewInt(1))
+	}
+	return q
 }

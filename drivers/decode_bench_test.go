@@ -43,7 +43,7 @@ func BenchmarkRenderWorld32(b *testing.B) {
 	}
 	rows := make([][]int64, 31)
 	for i := range rows {
-		rows[i] = []int64{256, -256, 0}
+		rows[i] = []int64{1, -1, 0} // moves (dx, dy, 0)
 	}
 	t, gs := EncodeWHM(wt), EncodeWHM(wgs)
 	for b.Loop() {

@@ -5,6 +5,7 @@ import (
 	"math/big"
 
 	"github.com/waiops/waiops/refusal"
+	"github.com/waiops/waiops/stage"
 	"github.com/waiops/waiops/tensor"
 )
 
@@ -50,9 +51,10 @@ func ParseLatent(b []byte) (*tensor.T, error) {
 	return t, nil
 }
 
-// ParseRows reads the action rows: a JSON array of rows, each a list of the
-// plane values, one per action plane; the row's entries are T's scalars
-// (§13.5). A value outside i64 is field_range.
+// ParseRows reads the action rows: a JSON array of rows, each a list of A
+// moves, one per action plane (§13.5: (dx, dy, 0) for a single agent,
+// (dxA, dyA, dxB, dyB) for two). A value that is not an integer of i64 is
+// field_range.
 func ParseRows(b []byte) ([][]int64, error) {
 	v, err := jsonArray(b)
 	if err != nil {
@@ -72,9 +74,11 @@ func ParseRows(b []byte) ([][]int64, error) {
 }
 
 // RenderWorld renders world/1 (§13.5, informative): frame 0 is g_s(z_0);
-// for each row in order, z becomes T(z) with the row's entries as the
-// scalars, and the next frame is g_s(z). Every check runs before the first
-// frame; a refusal returns no frames. It also names the fabric that ran.
+// for each row in order, z becomes T(z) with the row's plane values as the
+// scalars, and the next frame is g_s(z). A row's plane values are its
+// moves dequantized, dequantize(m, afrac, 0) (E2), and a plane value that
+// leaves i64 is field_range. Every check runs before the first frame; a
+// refusal returns no frames. It also names the fabric that ran.
 func RenderWorld(load Loader, tBytes, gsBytes []byte, z0 *tensor.T, rows [][]int64) ([]Frame, string, error) {
 	set, err := Lower(World, nil, []File{{Name: "T.whm", Data: tBytes}, {Name: "g_s.whm", Data: gsBytes}})
 	if err != nil {
@@ -91,11 +95,25 @@ func RenderWorld(load Loader, tBytes, gsBytes []byte, z0 *tensor.T, rows [][]int
 	if tFabric != fabric { // each graph runs where its own verdict allows
 		fabric = "T " + tFabric + ", g_s " + fabric
 	}
-	// Load check: every row has A entries.
+	// Load check: every row has A entries. Then each move's plane value
+	// (the stage operator of §13.5's row), with T's afrac.
 	a := len(tModel.Scalars)
 	for i, r := range rows {
 		if len(r) != a {
 			return nil, "", refusal.New(refusal.ModelMismatch, "row %d has %d entries; the set has A = %d", i, len(r), a)
+		}
+	}
+	net, err := ParseWHM(tBytes, false) // Lower has read it: it parses
+	if err != nil {
+		return nil, "", err
+	}
+	planes := make([][]int64, len(rows))
+	for i, r := range rows {
+		planes[i] = make([]int64, a)
+		for k, m := range r {
+			if planes[i][k], err = stage.Dequantize(m, int64(net.Afrac), 0); err != nil {
+				return nil, "", refusal.New(refusal.FieldRange, "row %d, plane %d: %v", i, k, err)
+			}
 		}
 	}
 	// Before the first frame: both graphs plan on z_0's shape, T gives it
@@ -119,7 +137,7 @@ func RenderWorld(load Loader, tBytes, gsBytes []byte, z0 *tensor.T, rows [][]int
 	z := z0
 	for i := 0; i <= len(rows); i++ {
 		if i > 0 {
-			out, err := tDec.Decode([]*tensor.T{z}, rows[i-1])
+			out, err := tDec.Decode([]*tensor.T{z}, planes[i-1])
 			if err != nil {
 				return nil, "", fmt.Errorf("transition %d: %w", i-1, err)
 			}

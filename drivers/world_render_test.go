@@ -2,6 +2,7 @@ package drivers
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/waiops/waiops/refusal"
@@ -19,22 +20,23 @@ func tinyWorld() (t, gs []byte) {
 }
 
 // TestRenderWorldByHand: frames worked from §13.5 and the RGB8 step
-// (clamp(0, 256), then ⌊(v·255 + 128) / 256⌋):
+// (clamp(0, 256), then ⌊(v·255 + 128) / 256⌋). A move m is the plane value
+// dequantize(m, 8, 0) = 256·m; T gives clamp(z + 256·m, −256, 256):
 //
-//	z0 = 100:         (100, 200, −100) → (100, 200, 0)  → 100, 199, 0
-//	row 50:  z = 150: (150, 300, −150) → (150, 256, 0)  → 149, 255, 0
-//	row −200: z = −50: (−50, −100, 50)  → (0, 0, 50)     → 0, 0, 50
+//	z0 = 100:               (100, 200, −100) → (100, 200, 0) → 100, 199, 0
+//	move −1: z = −156:      (−156, −312, 156) → (0, 0, 156)  → 0, 0, 155
+//	move 2:  z = 356 → 256: (256, 512, −256) → (256, 256, 0) → 255, 255, 0
 func TestRenderWorldByHand(t *testing.T) {
 	tb, gb := tinyWorld()
 	z0, err := ParseLatent([]byte(`{"data":["100"],"shape":["1","1","1"]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	frames, fabric, err := RenderWorld(CPU, tb, gb, z0, [][]int64{{50}, {-200}})
+	frames, fabric, err := RenderWorld(CPU, tb, gb, z0, [][]int64{{-1}, {2}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := [][]byte{{100, 199, 0}, {149, 255, 0}, {0, 0, 50}}
+	want := [][]byte{{100, 199, 0}, {0, 0, 155}, {255, 255, 0}}
 	if fabric != "cpu" || len(frames) != 3 {
 		t.Fatalf("got %d frames on %s", len(frames), fabric)
 	}
@@ -50,6 +52,16 @@ func TestRenderWorldRefusals(t *testing.T) {
 	z0, _ := ParseLatent([]byte(`{"data":["1"],"shape":["1","1","1"]}`))
 	if _, _, err := RenderWorld(CPU, tb, gb, z0, [][]int64{{1, 2}}); codeOf(err) != refusal.ModelMismatch {
 		t.Errorf("a row of 2 entries with A = 1: %v", err)
+	}
+	// 2^55·2^8 = 2^63 leaves i64 (refused by the dequantize, before any
+	// frame); −2^55·2^8 = −2^63 does not, and T's input check refuses it.
+	_, _, err := RenderWorld(CPU, tb, gb, z0, [][]int64{{1<<55 - 1}, {1 << 55}})
+	if codeOf(err) != refusal.FieldRange || !strings.Contains(err.Error(), "row 1, plane 0") {
+		t.Errorf("a move whose plane value leaves i64: %v", err)
+	}
+	_, _, err = RenderWorld(CPU, tb, gb, z0, [][]int64{{-1 << 55}})
+	if codeOf(err) != refusal.FieldRange || !strings.Contains(err.Error(), "transition 0") {
+		t.Errorf("a plane value of −2^63: %v", err)
 	}
 	z2, _ := ParseLatent([]byte(`{"data":["1","2"],"shape":["2","1","1"]}`))
 	if _, _, err := RenderWorld(CPU, tb, gb, z2, nil); codeOf(err) != refusal.ModelMismatch {

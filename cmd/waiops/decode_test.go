@@ -50,10 +50,10 @@ func TestDecodeSynthCommand(t *testing.T) {
 	}
 }
 
-// TestDecodeWorldCommand: C = 1, A = 1; T adds the plane value, g_s gives
-// (z, 2z, −z) then the RGB8 step (afrac 8). Frames worked by hand in
-// drivers' TestRenderWorldByHand: z0 = 100 → 100, 199, 0; row 50 → 149,
-// 255, 0.
+// TestDecodeWorldCommand: C = 1, A = 1; T adds the plane value 256·move,
+// g_s gives (z, 2z, −z) then the RGB8 step (afrac 8). Frames worked by hand
+// in drivers' TestRenderWorldByHand: z0 = 100 → 100, 199, 0; move −1 → 0,
+// 0, 155.
 func TestDecodeWorldCommand(t *testing.T) {
 	tmp := t.TempDir()
 	conv := func(in, out uint32, w []int64) drivers.Layer {
@@ -64,7 +64,7 @@ func TestDecodeWorldCommand(t *testing.T) {
 		"T.whm":    drivers.EncodeWHM(&drivers.Network{Afrac: 8, Layers: []drivers.Layer{conv(2, 1, []int64{1, 1})}}),
 		"g_s.whm":  drivers.EncodeWHM(&drivers.Network{Afrac: 8, Layers: []drivers.Layer{conv(1, 3, []int64{1, 2, -1})}}),
 		"z.json":   []byte(`{"data":["100"],"shape":["1","1","1"]}`),
-		"r.json":   []byte(`[[50]]`),
+		"r.json":   []byte(`[[-1]]`),
 		"bad.json": []byte(`[[50, 1]]`),
 	}
 	for n, b := range files {
@@ -76,7 +76,7 @@ func TestDecodeWorldCommand(t *testing.T) {
 		"--out", out, "--raw", raw, "--fabric", "cpu"); rc != 0 {
 		t.Fatalf("rc %d: %s", rc, se)
 	}
-	if got, _ := os.ReadFile(raw); !bytes.Equal(got, []byte{100, 199, 0, 149, 255, 0}) {
+	if got, _ := os.ReadFile(raw); !bytes.Equal(got, []byte{100, 199, 0, 0, 0, 155}) {
 		t.Errorf("raw frames %v", got)
 	}
 	if pngs, _ := filepath.Glob(filepath.Join(out, "frame_*.png")); len(pngs) != 2 {

@@ -19,30 +19,27 @@ type buffer struct {
 
 // newBuffer allocates n elements (at least one, so that an empty parameter
 // array still binds). It runs on the GL thread.
-func (d *Device) newBuffer(n int) *buffer {
+func (d *Device) newBuffer(n int) *buffer { return d.alloc(n, nil) }
+
+// upload allocates a buffer holding data.
+func (d *Device) upload(data []int32) *buffer { return d.alloc(len(data), data) }
+
+// alloc allocates n elements, one storage buffer per 2^ChunkShift, each
+// filled from its part of data when data is not nil.
+func (d *Device) alloc(n int, data []int32) *buffer {
 	b := &buffer{n: n}
 	chunk := 1 << d.lim.ChunkShift
-	for left := max(n, 1); left > 0; left -= chunk {
+	for at := 0; at < max(n, 1); at += chunk {
+		size := min(max(n, 1)-at, chunk)
+		ptr := unsafe.Pointer(nil)
+		if data != nil && n > 0 {
+			ptr = unsafe.Pointer(&data[at])
+		}
 		var id uint32
 		gl.GenBuffers(1, &id)
 		gl.BindBuffer(gl.SHADER_STORAGE_BUFFER, id)
-		gl.BufferData(gl.SHADER_STORAGE_BUFFER, 4*min(left, chunk), nil, gl.DYNAMIC_COPY)
+		gl.BufferData(gl.SHADER_STORAGE_BUFFER, 4*size, ptr, gl.DYNAMIC_COPY)
 		b.ids = append(b.ids, id)
-	}
-	return b
-}
-
-// upload allocates a buffer holding data.
-func (d *Device) upload(data []int32) *buffer {
-	b := d.newBuffer(len(data))
-	chunk := 1 << d.lim.ChunkShift
-	for j, id := range b.ids {
-		part := data[min(j*chunk, len(data)):min((j+1)*chunk, len(data))]
-		if len(part) == 0 {
-			continue
-		}
-		gl.BindBuffer(gl.SHADER_STORAGE_BUFFER, id)
-		gl.BufferSubData(gl.SHADER_STORAGE_BUFFER, 0, 4*len(part), unsafe.Pointer(&part[0]))
 	}
 	return b
 }

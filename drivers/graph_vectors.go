@@ -80,8 +80,10 @@ func caseDecodes(r *prng, lowering string, g *whg1.Graph) []GraphDecode {
 	case WAM1:
 		scalars[0] = 10 // t_out, within the 16 samples the network gives for 8
 	case World:
-		for i := range scalars { // plane values dequantize(1, 8, 0), dequantize(−1, 7, 0), 0: T is a graph, its scalars are plane values
-			scalars[i] = []int64{256, -128, 0}[i%3]
+		// T's scalars are plane values: those of the moves (1, −1, 0)
+		// at afrac 8, dequantize(m, 8, 0).
+		for i := range scalars {
+			scalars[i] = []int64{256, -256, 0}[i%3]
 		}
 	}
 	var ds []GraphDecode

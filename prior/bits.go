@@ -107,7 +107,8 @@ func (w *bitWriter) u(n int, v uint64) {
 	}
 }
 
-// ue writes v as the order-k exponential-Golomb code.
+// ue writes v as the order-k exponential-Golomb code; the callers hold v
+// under 2^24 (§12.3, DECISIONS F).
 func (w *bitWriter) ue(k int, v uint64) {
 	for v >= 1<<k {
 		w.u(1, 0)

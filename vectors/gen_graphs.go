@@ -4,11 +4,14 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/waiops/waiops/drivers"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
 
-func init() { families = append(families, genPhase, genState, genLoadChecks, genRunSteps) }
+func init() {
+	families = append(families, genPhase, genState, genLoadChecks, genRunSteps, genLowerings)
+}
 
 // genPhase is §14.2's phase form of §9.3 set against conv_transpose: one
 // conv computes every phase Z_ρ (output channel o·sh·sw + ρy·sw + ρx holds
@@ -311,5 +314,22 @@ func genRunSteps(g *gen) {
 	gr.Tensors[2] = der(1)
 	for _, c := range cases {
 		g.add("graphs/run_steps.jsonl", "derived_"+c.id, gr, c.d)
+	}
+}
+
+// genLowerings is §14.2's last item: each lowering of §13 on the small sets
+// of the §14.3 corpus (drivers.GraphCases gives the graphs and inputs).
+func genLowerings(g *gen) {
+	cases, err := drivers.GraphCases()
+	if err != nil {
+		g.err = err
+		return
+	}
+	for _, c := range cases {
+		ds := make([]Decode, len(c.Decodes))
+		for i, d := range c.Decodes {
+			ds[i] = dec(d.Scalars, d.Inputs...)
+		}
+		g.addBytes("graphs/lowerings.jsonl", c.ID, c.Graph, ds...)
 	}
 }

@@ -146,8 +146,10 @@ func member(m map[string]any, name string, want []uint64, lo, hi int64) ([]int64
 			return nil, nil, fmt.Errorf("%s: dims %v, want %v", name, da, want)
 		}
 		dims[i] = uint64(v)
-		total *= dims[i]   // at most four dims of 2^26 each would overflow…
-		if total > 1<<40 { // …so stop well before: no JSON text holds that
+		// Each dim ≤ 2^26 and the product stops past 2^40, so it cannot
+		// overflow; no JSON text holds 2^40 values.
+		total *= dims[i]
+		if total > 1<<40 {
 			return nil, nil, fmt.Errorf("%s: dims %v are too large", name, da)
 		}
 	}

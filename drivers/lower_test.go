@@ -237,6 +237,32 @@ func TestChannelCap(t *testing.T) {
 	}
 }
 
+// TestFlatCdfs: cdfs_y and cdfs_uv may be given flat (160·63 and 96·63
+// integers) as well as in rows of 63; both lower to the same graphs.
+func TestFlatCdfs(t *testing.T) {
+	n := jpegaiNorm()
+	var m map[string]any
+	_ = json.Unmarshal(EncodeNorm(n), &m)
+	for _, k := range []string{"cdfs_y", "cdfs_uv"} {
+		var flat []any
+		for _, row := range m[k].([]any) {
+			flat = append(flat, row.([]any)...)
+		}
+		m[k] = flat
+	}
+	b, _ := json.Marshal(m)
+	files := jpegaiWith(func(*Norm) {}, func(*[3]ScaleBlock) {})
+	rows, err := Lower(JPEGAI, nil, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files[2].Data = b
+	flat, err := Lower(JPEGAI, nil, files)
+	if err != nil || !bytes.Equal(flat.Graph("hs_y"), rows.Graph("hs_y")) {
+		t.Errorf("flat cdfs: %v", err)
+	}
+}
+
 // TestAcc64FailureKeepsSet: a set that fails acc64 comes back with its
 // graphs and certificate beside the refusal (§14.3).
 func TestAcc64FailureKeepsSet(t *testing.T) {

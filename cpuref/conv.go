@@ -9,48 +9,56 @@ import (
 )
 
 // conv is §5.2 conv, with three exact paths picked per decode. Let
-// X = max|x| over this decode's actual input and B = max_o Σ|Wt[o]|·X. Every
-// term w·x of output channel o, and every partial sum of any subset of its
-// terms (conv.term, conv.acc without the bias), lies in [−B, B].
+// X = max|x| over this decode's actual input, B_o = Σ|Wt[o]|·X and
+// B = max_o B_o. Every term w·x of output channel o, and every partial sum
+// of any subset of its terms (conv.term, conv.acc without the bias), lies
+// in [−B_o, B_o]; likewise a subset of the terms of input channels K lies
+// in ±Σ_{ci∈K} Σ|Wt[o][ci]|·X.
 //
-//   - lanes: stride sw = 1, X ≤ 2^31 − 1 and B ≤ 2^31 − 1. Two output
-//     columns share one int64 word as two i32 lanes: the input is packed as
-//     P = x_a + 2^32·x_b (x_a the column of the left half, x_b the matching
-//     column of the right half), and each step adds w·P, so the word holds
-//     S_a + 2^32·S_b with S_a, S_b partial sums of two outputs. Both lie in
-//     [−B, B] ⊂ i32, so the word stays within (2^31 − 1)·(2^32 + 1) < 2^63,
-//     S_a is the word's low 32 bits read as an i32, and S_b is the rest
-//     divided by 2^32: no value wraps and every lane is exact. Each term in
-//     a lane is w times the element's value, so no offset encoding is used
-//     (§3, Storage); this is two-lane SIMD on one integer register, with the
-//     whole sum one §6 chunk (K_c ≥ cg·kh·kw terms).
+//   - lanes: stride sw = 1, X ≤ 2^31 − 1, B ≤ 2^63 − 1 and, for every o and
+//     ci, Σ|Wt[o][ci]|·X ≤ 2^31 − 1. The input channels of each o are cut
+//     into chunks (§6's chunked 32-bit partial sums) whose bounds add up to
+//     at most 2^31 − 1. Within a chunk two output columns share one int64
+//     word as two i32 lanes: the input is packed as P = x_a + 2^32·x_b (x_a
+//     a column of the left half, x_b the matching column of the right
+//     half), and each step adds w·P, so the word holds S_a + 2^32·S_b with
+//     S_a, S_b partial sums of two outputs. Both lie in i32, so the word
+//     stays within (2^31 − 1)·(2^32 + 1) < 2^63, S_a is the word's low 32
+//     bits read as an i32, and S_b is the rest divided by 2^32: no value
+//     wraps and every lane is exact. After each chunk the lanes widen into
+//     int64 sums, which B bounds. Each term in a lane is w times the
+//     element's value, so no offset encoding is used (§3, Storage): this is
+//     two-lane SIMD on one integer register.
 //   - i64: B ≤ 2^63 − 1; the products and sums in plain int64.
 //   - exact: otherwise, each product by mul64 and the sum in 128 bits with
 //     overflow checked.
 //
-// The pre bias joins in rqOf, in 128 bits, so B does not include it (§6:
+// The pre bias joins in rqOf, in 128 bits, so no bound includes it (§6:
 // "a pre bias joins the wide sum").
 type convKernel struct {
 	p      *whg1.Conv
 	cg, og int      // input and output channels per group
 	taps   int      // cg·kh·kw: the terms of one output
+	wci    []int128 // Σ|Wt[o][ci]| over the kernel, at o·cg + ci
 	wsum   []int128 // Σ|Wt[o]| for each o: under 2^32 weights of at most 2^63
 }
 
 func newConv(p *whg1.Conv, cin int) *convKernel {
 	k := &convKernel{p: p, cg: cin / int(p.Groups), og: int(p.Cout / p.Groups)}
-	k.taps = k.cg * int(p.KH*p.KW)
+	kk := int(p.KH * p.KW)
+	k.taps = k.cg * kk
+	k.wci = make([]int128, int(p.Cout)*k.cg)
 	k.wsum = make([]int128, p.Cout)
-	for o := range k.wsum {
-		var s int128
-		for _, w := range p.W[o*k.taps : (o+1)*k.taps] {
+	for i := range k.wci {
+		for _, w := range p.W[i*kk : (i+1)*kk] {
 			if w < 0 {
-				s, _ = s.sub(i128(w)) // |w| ≤ 2^63: no overflow below 2^127
+				k.wci[i], _ = k.wci[i].sub(i128(w)) // |w| ≤ 2^63: no overflow below 2^127
 			} else {
-				s, _ = s.add64(w)
+				k.wci[i], _ = k.wci[i].add64(w)
 			}
 		}
-		k.wsum[o] = s
+		o := i / k.cg
+		k.wsum[o], _ = k.wsum[o].add(k.wci[i])
 	}
 	return k
 }
@@ -68,11 +76,11 @@ func maxAbs(data []int64) uint64 {
 	return m
 }
 
-// bound is B = max_o Σ|Wt[o]|·X; ok is false when B passes i64 (or when X
-// is 2^63 and some weight is not 0).
-func (k *convKernel) bound(x uint64) (int64, bool) {
+// maxScaled is max over sums of s·x; ok is false when one passes i64 (or
+// when x is 2^63 and some s is not 0).
+func maxScaled(sums []int128, x uint64) (int64, bool) {
 	var b int128
-	for _, s := range k.wsum {
+	for _, s := range sums {
 		if x > 1<<63-1 {
 			if !s.isZero() {
 				return 0, false
@@ -99,16 +107,17 @@ const (
 	pathExact
 )
 
-// choose picks the narrowest path whose bound holds for this input. The
+// choose picks the narrowest path whose bounds hold for this input. The
 // lanes path also needs its packed rows (⌈Wo/2⌉ + kw − 1 words, Wo =
 // W + 2pw − kw + 1 at stride 1) to be at most 2W long, so that a kernel far
 // wider than its input cannot make the packed copy outgrow the input.
 func (k *convKernel) choose(x *tensor.T) convPath {
 	X := maxAbs(x.Data)
-	b, ok := k.bound(X)
+	_, ok := maxScaled(k.wsum, X)
+	bc, okc := maxScaled(k.wci, X)
 	W, pw, kw := x.Shape.W, int(k.p.PW), int(k.p.KW)
 	switch {
-	case ok && b <= 1<<31-1 && X <= 1<<31-1 && k.p.SW == 1 && (W+2*pw-kw+2)/2+kw-1 <= 2*W:
+	case ok && okc && bc <= 1<<31-1 && X <= 1<<31-1 && k.p.SW == 1 && (W+2*pw-kw+2)/2+kw-1 <= 2*W:
 		return pathLanes
 	case ok:
 		return pathI64
@@ -116,12 +125,33 @@ func (k *convKernel) choose(x *tensor.T) convPath {
 	return pathExact
 }
 
+// chunks cuts each output channel's input channels into runs whose bounds
+// Σ|Wt[o][ci]|·X add up to at most 2^31 − 1: chunks[o] lists where each
+// run ends. choose has checked that each channel's own bound fits.
+func (k *convKernel) chunks(X int64) [][]int {
+	ends := make([][]int, k.p.Cout)
+	for o := range ends {
+		var sum int64
+		for ci := range k.cg {
+			b := int64(k.wci[o*k.cg+ci].lo) * X // ≤ 2^31 − 1 (choose)
+			if sum+b > 1<<31-1 {
+				ends[o] = append(ends[o], ci)
+				sum = 0
+			}
+			sum += b
+		}
+		ends[o] = append(ends[o], k.cg)
+	}
+	return ends
+}
+
 func (k *convKernel) run(x, out *tensor.T) error {
 	switch k.choose(x) {
 	case pathLanes:
 		pk := k.pack(x, out.Shape.W)
+		ends := k.chunks(int64(maxAbs(x.Data)))
 		return parallelRows(out.Shape.H, k.rowWork(out), func(y0, y1 int) error {
-			return k.laneRows(pk, x.Shape.H, out, y0, y1)
+			return k.laneRows(pk, ends, x.Shape.H, out, y0, y1)
 		})
 	case pathI64:
 		return parallelRows(out.Shape.H, k.rowWork(out), func(y0, y1 int) error {
@@ -290,50 +320,57 @@ func (k *convKernel) pack(x *tensor.T, wo int) lanes {
 
 // laneRows computes output rows [y0, y1) of every output channel on the
 // packed input (pathLanes, stride 1): the padding is in the packed rows, so
-// every tap runs over the whole accumulator row. Each accumulator is then
-// split into its lanes: S_a = the low 32 bits as an i32, S_b = (word − S_a) / 2^32.
-func (k *convKernel) laneRows(l lanes, H int, out *tensor.T, y0, y1 int) error {
+// every tap runs over the whole accumulator row. At the end of each chunk
+// each word is split into its lanes, which are added into int64 sums:
+// S_a = the low 32 bits as an i32, S_b = (word − S_a) / 2^32. Low lanes are
+// columns [0, half) and high lanes columns [half, 2·half), so wide holds
+// the sums in column order.
+func (k *convKernel) laneRows(l lanes, ends [][]int, H int, out *tensor.T, y0, y1 int) error {
 	p := k.p
 	kh, kw, sh, ph := int(p.KH), int(p.KW), int(p.SH), int(p.PH)
 	Ho, Wo := out.Shape.H, out.Shape.W
 	acc := make([]int64, l.half)
+	wide := make([]int64, 2*l.half) // the low lanes, then the high lanes
 	for oy := y0; oy < y1; oy++ {
 		for o := range int(p.Cout) {
 			clear(acc)
+			clear(wide)
 			c0 := o / k.og * k.cg
-			for ci := range k.cg {
-				for i := range kh {
-					u := oy*sh + i - ph
-					if u < 0 || u >= H {
-						continue
-					}
-					row := l.data[((c0+ci)*H+u)*l.width:][:l.width]
-					taps := p.W[((o*k.cg+ci)*kh+i)*kw:][:kw]
-					if kw == 3 {
-						taps3(acc, row, taps)
-						continue
-					}
-					for j, w := range taps {
-						if w != 0 {
-							axpy(acc, w, row, j)
+			ci := 0
+			for _, end := range ends[o] {
+				for ; ci < end; ci++ {
+					for i := range kh {
+						u := oy*sh + i - ph
+						if u < 0 || u >= H {
+							continue
+						}
+						row := l.data[((c0+ci)*H+u)*l.width:][:l.width]
+						taps := p.W[((o*k.cg+ci)*kh+i)*kw:][:kw]
+						if kw == 3 {
+							taps3(acc, row, taps)
+							continue
+						}
+						for j, w := range taps {
+							if w != 0 {
+								axpy(acc, w, row, j)
+							}
 						}
 					}
 				}
+				for t, a := range acc {
+					lo := int64(int32(a))
+					wide[t] += lo // |partial sums| ≤ B ≤ 2^63 − 1
+					wide[l.half+t] += (a - lo) >> 32
+				}
+				clear(acc)
 			}
 			dst := out.Data[(o*Ho+oy)*Wo:][:Wo]
-			for t, a := range acc {
-				lo := int64(int32(a))
-				v, ok := rqOf(&p.RQ, o, i128(lo))
+			for t, s := range wide[:Wo] {
+				v, ok := rqOf(&p.RQ, o, i128(s))
 				if !ok {
 					return outside("conv")
 				}
 				dst[t] = v
-				if t+l.half < Wo {
-					if v, ok = rqOf(&p.RQ, o, i128((a-lo)>>32)); !ok {
-						return outside("conv")
-					}
-					dst[t+l.half] = v
-				}
 			}
 		}
 	}

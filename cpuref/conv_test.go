@@ -3,6 +3,7 @@ package cpuref
 import (
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/waiops/waiops/refusal"
@@ -257,5 +258,63 @@ func TestConvParallel(t *testing.T) {
 		noErr(t, "conv", newConv(p, 8).run(x, out))
 		want, _ := bigConv(p, x, 32, 64)
 		expect(t, "conv parallel", out, want...)
+	}
+}
+
+// TestConvChunkedLanes: each input channel's bound fits i32 but the whole
+// sum does not, so the lanes run in chunks of input channels (§6).
+func TestConvChunkedLanes(t *testing.T) {
+	// By hand: cin = 2, 1×1, Wt = (2^31 − 1, −(2^31 − 1)); x ch0 = (1, −1),
+	// ch1 = (−1, −1). Each channel's bound is 2^31 − 1, the total 2^32 − 2:
+	// two chunks. out = (2^31 − 1 + 2^31 − 1, −(2^31 − 1) + 2^31 − 1) = (2^32 − 2, 0).
+	p := &whg1.Conv{Cout: 1, KH: 1, KW: 1, SH: 1, SW: 1, Groups: 1,
+		RQ: whg1.RQ{SKind: 1, Shift: []uint8{0}}, W: []int64{1<<31 - 1, -(1<<31 - 1)}}
+	k := newConv(p, 2)
+	x := tn(2, 1, 2, 1, -1, -1, -1)
+	if got := k.choose(x); got != pathLanes {
+		t.Fatalf("path %d, want lanes", got)
+	}
+	if got := k.chunks(1); !slices.Equal(got[0], []int{1, 2}) {
+		t.Errorf("chunks %v, want [1 2]", got[0])
+	}
+	out := like(1, 1, 2)
+	noErr(t, "conv", k.run(x, out))
+	expect(t, "conv two chunks", out, 1<<32-2, 0)
+
+	// Random: 8 input channels, 3×3, weights in i8, inputs up to 2^20: one
+	// channel's bound is at most 9·128·2^20 < 2^31, eight of them are not.
+	r := rand.New(rand.NewPCG(15, 16))
+	chunked := 0
+	for range 20 {
+		p := &whg1.Conv{Cout: 3, KH: 3, KW: 3, SH: uint32(1 + r.IntN(2)), SW: 1, PH: 1, PW: 1, Groups: 1,
+			RQ: randRQ(r, 3, func() uint8 { return uint8(r.IntN(30)) }, func() int64 { return r.Int64N(1<<40) - 1<<39 })}
+		p.W = make([]int64, 3*8*9)
+		for i := range p.W {
+			p.W[i] = r.Int64N(256) - 128
+		}
+		x := tensor.New(tensor.Shape{C: 8, H: 1 + r.IntN(6), W: 2 + r.IntN(9)}) // W ≥ 2: packed rows within 2W
+		for i := range x.Data {
+			x.Data[i] = r.Int64N(1<<21) - 1<<20
+		}
+		k := newConv(p, 8)
+		if k.choose(x) != pathLanes {
+			t.Fatalf("path %d, want lanes", k.choose(x))
+		}
+		if len(k.chunks(int64(maxAbs(x.Data)))[0]) > 1 {
+			chunked++
+		}
+		ho := (x.Shape.H+2-3)/int(p.SH) + 1
+		out := tensor.New(tensor.Shape{C: 3, H: ho, W: x.Shape.W})
+		err := k.run(x, out)
+		want, ok := bigConv(p, x, ho, x.Shape.W)
+		if !ok {
+			expectRefusal(t, "conv past i64", err, refusal.ModelMismatch)
+			continue
+		}
+		noErr(t, "conv", err)
+		expect(t, "conv chunked lanes", out, want...)
+	}
+	if chunked == 0 {
+		t.Error("no case ran in more than one chunk")
 	}
 }

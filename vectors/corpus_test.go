@@ -130,7 +130,7 @@ func TestTieValues(t *testing.T) {
 		{127, -1, math.MinInt64, nil}, // −2^126 needs t = 2^63
 		{31, 1, math.MinInt32, nil},   // 2^30 is not a multiple of 2^31
 	} {
-		if got := tieValues(c.s, c.k, c.m); !reflect.DeepEqual(got, c.want) {
+		if got, _ := tieValues(c.s, c.k, c.m); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("tieValues(%d, %d, %d) = %v, want %v", c.s, c.k, c.m, got, c.want)
 		}
 	}

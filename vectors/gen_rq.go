@@ -41,13 +41,20 @@ func genRounding(g *gen) {
 					}
 					for _, k := range []int64{1, 3} {
 						for _, m := range tieMultipliers(s) {
-							t := tieValues(s, sign*k, m)
+							t, tie := tieValues(s, sign*k, m)
 							if t == nil {
 								continue
 							}
 							id := fmt.Sprintf("%s_round_%s_shift%d_%s_tie%d_m%d", code, roundNames[round], s, side, k, m)
 							gr, d := rqGraph(code, round, s, m, t)
 							g.add(op(code), id, gr, d)
+							// Where a neighbour alone passes i32, the values
+							// that fit give an acc32 candidate too (the tie
+							// 2^62 = (−2^31)·(−2^31) of shift 63).
+							if in32 := fitI32(t); len(in32) < len(t) && slices.Contains(in32, tie) {
+								gr, d := rqGraph(code, round, s, m, in32)
+								g.add(op(code), id+"_t_i32", gr, d)
+							}
 						}
 					}
 				}
@@ -67,16 +74,17 @@ func tieMultipliers(s uint8) []int64 {
 }
 
 // tieValues are the t with t·m = k·2^(s−1) + j·m for j in {−1, 0, 1},
-// each kept when it fits i64; nil when the tie itself (j = 0) cannot be
-// written as t·m. For s = 0 there is no tie: the products are 0 and k.
-func tieValues(s uint8, k, m int64) []int64 {
+// each kept when it fits i64, and the tie's own t (j = 0); nil when the tie
+// cannot be written as t·m. For s = 0 there is no tie: the products are 0
+// and k.
+func tieValues(s uint8, k, m int64) ([]int64, int64) {
 	if s == 0 {
-		return []int64{0, k}
+		return []int64{0, k}, k
 	}
 	p := new(big.Int).Lsh(big.NewInt(k), uint(s-1))
 	q, r := new(big.Int).QuoRem(p, big.NewInt(m), new(big.Int))
 	if r.Sign() != 0 || !q.IsInt64() {
-		return nil
+		return nil, 0
 	}
 	var t []int64
 	for _, j := range []int64{-1, 0, 1} {
@@ -84,7 +92,18 @@ func tieValues(s uint8, k, m int64) []int64 {
 			t = append(t, v.Int64())
 		}
 	}
-	return t
+	return t, q.Int64()
+}
+
+// fitI32 is the values of t that fit i32.
+func fitI32(t []int64) []int64 {
+	var out []int64
+	for _, v := range t {
+		if v >= math.MinInt32 && v <= math.MaxInt32 {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // rqGraph is a one-operator graph of code whose rq reads exactly the values

@@ -195,3 +195,86 @@ func TestIGDNAgainstBig(t *testing.T) {
 		}
 	}
 }
+
+// bigLayerNorm is §5.7 layernorm_c in math/big. ok is false when a value
+// passes its acc64 class: ln.d or ln.n past i64, ln.T or ln.v past i128, or
+// an output past i64.
+func bigLayerNorm(p *whg1.LayerNorm, x *tensor.T) ([]int64, bool) {
+	C, n := x.Shape.C, x.Shape.H*x.Shape.W
+	bc := big.NewInt(int64(C))
+	q16 := new(big.Int).Lsh(big.NewInt(1), 16)
+	res := make([]int64, len(x.Data))
+	for pos := range n {
+		S := new(big.Int)
+		for c := range C {
+			S.Add(S, big.NewInt(x.Data[c*n+pos]))
+		}
+		M := new(big.Int).Add(S, new(big.Int).Mul(big.NewInt(int64(C/2)), big.NewInt(int64(S.Sign()))))
+		m := new(big.Int).Quo(M, bc) // Quo truncates toward zero
+		T := new(big.Int)
+		d := make([]*big.Int, C)
+		for c := range C {
+			d[c] = new(big.Int).Sub(big.NewInt(x.Data[c*n+pos]), m)
+			if !d[c].IsInt64() {
+				return nil, false
+			}
+			T.Add(T, new(big.Int).Mul(d[c], d[c]))
+		}
+		U := new(big.Int).Add(new(big.Int).Div(T, bc), new(big.Int).SetUint64(p.Eps))
+		if !fits128(T) || !fits128(U) {
+			return nil, false
+		}
+		k := new(big.Int)
+		if r := new(big.Int).Sqrt(U); r.Sign() > 0 {
+			k.Div(new(big.Int).Lsh(big.NewInt(1), 32), r)
+		}
+		for c := range C {
+			nc := new(big.Int).Div(new(big.Int).Mul(d[c], k), q16)
+			if !nc.IsInt64() {
+				return nil, false
+			}
+			y := new(big.Int).Div(nc.Mul(nc, big.NewInt(p.Gamma[c])), q16)
+			y.Add(y, big.NewInt(p.Beta[c]))
+			if !y.IsInt64() {
+				return nil, false
+			}
+			res[c*n+pos] = y.Int64()
+		}
+	}
+	return res, true
+}
+
+func TestLayerNormAgainstBig(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	for _, b := range []int{4, 20, 62} {
+		compared := 0
+		for range 100 {
+			val := func(b int) int64 { return r.Int64N(1<<b) - 1<<(b-1) }
+			C := 1 + r.IntN(5)
+			p := &whg1.LayerNorm{Eps: 1 + r.Uint64N(1<<uint(min(2*b, 63))), Gamma: make([]int64, C), Beta: make([]int64, C)}
+			if r.IntN(4) == 0 {
+				p.Eps = ^uint64(0) - r.Uint64N(3)
+			}
+			for c := range C {
+				p.Gamma[c], p.Beta[c] = val(min(b+16, 62)), val(b)
+			}
+			x := tensor.New(tensor.Shape{C: C, H: 1 + r.IntN(2), W: 1 + r.IntN(3)})
+			for i := range x.Data {
+				x.Data[i] = val(b)
+			}
+			out := tensor.New(x.Shape)
+			err := layernormC(p, x, out)
+			want, ok := bigLayerNorm(p, x)
+			if !ok {
+				expectRefusal(t, "layernorm_c outside acc64", err, refusal.ModelMismatch)
+				continue
+			}
+			noErr(t, "layernorm_c", err)
+			expect(t, "layernorm_c", out, want...)
+			compared++
+		}
+		if compared < 50 {
+			t.Errorf("%d-bit values: only %d cases compared", b, compared)
+		}
+	}
+}

@@ -78,24 +78,3 @@ func (b *builder) rgb8(in uint32, afrac uint32) uint32 {
 	}}, b.channels(t), t)
 }
 
-// width is the smallest of choices that holds every value of v (§13.0,
-// Widths: a JSON source fixes no width).
-func width(v []int64, choices ...uint8) uint8 {
-	for _, w := range choices {
-		if w >= 8 {
-			return 8
-		}
-		lim := int64(1) << (8*w - 1)
-		ok := true
-		for _, x := range v {
-			if x < -lim || x >= lim {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			return w
-		}
-	}
-	return 8
-}

@@ -200,8 +200,8 @@ func lowerScale(b []byte, cz uint32, gains []int64, file string) (*whg1.Graph, e
 		pad := (blk.k - 1) / 2
 		x = g.op(whg1.OpConv, &whg1.Conv{
 			Cout: uint32(cout), KH: blk.k, KW: blk.k, SH: 1, SW: 1, PH: pad, PW: pad, Groups: 1,
-			WBytes: width(w, 1, 2, 4, 8),
-			RQ: whg1.RQ{Round: whg1.Floor, Bias: whg1.PreBias, BBytes: width(bias, 4, 8), BiasV: bias,
+			WBytes: whg1.WidthFor(w, 1, 2, 4, 8),
+			RQ: whg1.RQ{Round: whg1.Floor, Bias: whg1.PreBias, BBytes: whg1.WidthFor(bias, 4, 8), BiasV: bias,
 				SKind: 2, Shift: shift},
 			W: w,
 		}, uint32(cout), x)
@@ -216,7 +216,7 @@ func lowerScale(b []byte, cz uint32, gains []int64, file string) (*whg1.Graph, e
 	x = g.op(whg1.OpAbs, nil, cz, x)
 	x = g.clamp(x, 0, 3967)
 	x = g.op(whg1.OpRescale, &whg1.Rescale{RQ: whg1.RQ{
-		Round: whg1.Floor, Bias: whg1.PreBias, BBytes: width(gains, 4, 8), BiasV: gains,
+		Round: whg1.Floor, Bias: whg1.PreBias, BBytes: whg1.WidthFor(gains, 4, 8), BiasV: gains,
 		SKind: 1, Shift: []uint8{0},
 	}}, cz, x)
 	return g.finish(x), nil

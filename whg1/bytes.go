@@ -126,8 +126,10 @@ func fits(v int64, width uint8) bool {
 	return v >= -lim && v < lim
 }
 
-// widthFor is the smallest width among choices that holds every value.
-func widthFor(v []int64, choices ...uint8) uint8 {
+// WidthFor is the smallest width among choices (in bytes, ascending) that
+// holds every value of v; 8 when none does. Encode uses it for a zero width
+// in a literal, and a lowering for a source form that fixes no width (§13.0).
+func WidthFor(v []int64, choices ...uint8) uint8 {
 	for _, w := range choices {
 		ok := true
 		for _, x := range v {

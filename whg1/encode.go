@@ -84,7 +84,7 @@ func width(recorded uint8, v []int64, choices ...uint8) uint8 {
 	if recorded != 0 {
 		return recorded
 	}
-	return widthFor(v, choices...)
+	return WidthFor(v, choices...)
 }
 
 // params writes a parameter block (§10.4).

@@ -51,16 +51,23 @@ func newConv(p *whg1.Conv, cin int) *convKernel {
 	k.wsum = make([]int128, p.Cout)
 	for i := range k.wci {
 		for _, w := range p.W[i*kk : (i+1)*kk] {
-			if w < 0 {
-				k.wci[i], _ = k.wci[i].sub(i128(w)) // |w| ≤ 2^63: no overflow below 2^127
-			} else {
-				k.wci[i], _ = k.wci[i].add64(w)
-			}
+			k.wci[i] = addAbs(k.wci[i], w)
 		}
 		o := i / k.cg
 		k.wsum[o], _ = k.wsum[o].add(k.wci[i])
 	}
 	return k
+}
+
+// addAbs is s + |w|. It is used for sums of under 2^32 weights (the count a
+// u32 parameter length allows), each at most 2^63, so it stays below 2^95.
+func addAbs(s int128, w int64) int128 {
+	if w < 0 {
+		s, _ = s.sub(i128(w))
+	} else {
+		s, _ = s.add64(w)
+	}
+	return s
 }
 
 // maxAbs is max|x| over data as an unsigned value (2^63 for −2^63).

@@ -27,58 +27,40 @@ func newConvT(p *whg1.ConvT, cin int) *convTKernel {
 	taps := int(p.KH * p.KW)
 	for i, w := range p.W {
 		o := i / taps % int(p.Cout)
-		if w < 0 {
-			k.wsum[o], _ = k.wsum[o].sub(i128(w)) // ≤ 2^32·2^63: no overflow
-		} else {
-			k.wsum[o], _ = k.wsum[o].add64(w)
-		}
+		k.wsum[o] = addAbs(k.wsum[o], w)
 	}
 	return k
 }
 
-// gatherTaps lists, for one output coordinate y, the kernel rows i and input
-// rows u = (y + pad − i) / stride that reach it.
-func gatherTaps(y, pad, stride, k, n int) (taps []int, rows []int) {
-	for i := range k {
-		t := y + pad - i
-		if t >= 0 && t%stride == 0 && t/stride < n {
-			taps = append(taps, i)
-			rows = append(rows, t/stride)
-		}
-	}
-	return taps, rows
+// gatherRange gives, for one output coordinate y, the kernel taps that reach
+// it: i = first, first + stride, …, up to last (none when first > last),
+// each reading input row u = (t − i) / stride with t = y + pad. These are
+// the i ≤ k − 1 with i ≡ t mod stride, t − i ≥ 0 and (t − i) / stride < n.
+func gatherRange(y, pad, stride, k, n int) (first, last, t int) {
+	t = y + pad
+	lo := max(0, t-stride*(n-1))
+	return lo + (t-lo)%stride, min(k-1, t), t
 }
 
 func (k *convTKernel) run(x, out *tensor.T) error {
 	p := k.p
 	H, W := x.Shape.H, x.Shape.W
-	kh, kw, cout := int(p.KH), int(p.KW), int(p.Cout)
+	kh, kw, cout, sh, sw := int(p.KH), int(p.KW), int(p.Cout), int(p.SH), int(p.SW)
 	Ho, Wo := out.Shape.H, out.Shape.W
-	X := maxAbs(x.Data)
-	fast := X <= 1<<63-1
-	for _, s := range k.wsum {
-		b, ok := s.mul(int64(min(X, 1<<63-1)))
-		fast = fast && ok && b.fitsI64()
-	}
-	colTaps := make([][]int, Wo)
-	colIn := make([][]int, Wo)
-	for ox := range Wo {
-		colTaps[ox], colIn[ox] = gatherTaps(ox, int(p.PW), int(p.SW), kw, W)
-	}
+	_, fast := maxScaled(k.wsum, maxAbs(x.Data))
 	for oy := range Ho {
-		is, us := gatherTaps(oy, int(p.PH), int(p.SH), kh, H)
+		i0, i1, ty := gatherRange(oy, int(p.PH), sh, kh, H)
 		for o := range cout {
 			for ox := range Wo {
+				j0, j1, tx := gatherRange(ox, int(p.PW), sw, kw, W)
 				var s int128
 				var f int64
 				for ci := range k.cin {
-					wbase := (ci*cout + o) * kh
-					xbase := ci * H
-					for a, i := range is {
-						wrow := p.W[(wbase+i)*kw:][:kw]
-						xrow := x.Data[(xbase+us[a])*W:][:W]
-						for b, j := range colTaps[ox] {
-							w, v := wrow[j], xrow[colIn[ox][b]]
+					for i := i0; i <= i1; i += sh {
+						wrow := p.W[((ci*cout+o)*kh+i)*kw:][:kw]
+						xrow := x.Data[(ci*H+(ty-i)/sh)*W:][:W]
+						for j := j0; j <= j1; j += sw {
+							w, v := wrow[j], xrow[(tx-j)/sw]
 							if fast {
 								f += w * v // |partial sums| ≤ B ≤ 2^63 − 1
 								continue

@@ -3,6 +3,7 @@ package vectors
 import (
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/waiops/waiops/drivers"
 	"github.com/waiops/waiops/tensor"
@@ -21,16 +22,26 @@ func init() {
 // the same integers, and the generator checks that they do.
 func genPhase(g *gen) {
 	r := pcg(9)
-	const (
-		cin, cout, k, s, pad, opad = 2, 2, 3, 2, 1, 1
-		H, W                       = 3, 4
-		T                          = (k + s - 1) / s
-	)
-	rq := whg1.RQ{Round: whg1.HalfEven, Bias: whg1.PostBias, MKind: 2, SKind: 1, Mult: []int64{3, -5}, Shift: []uint8{3}, BiasV: []int64{7, -2}}
+	for _, c := range []struct{ cin, cout, k, s, pad, opad, h, w int }{
+		{2, 2, 3, 2, 1, 1, 3, 4}, {1, 2, 4, 2, 1, 0, 2, 3}, {2, 1, 5, 3, 2, 2, 3, 2},
+	} {
+		phase(g, r, c.cin, c.cout, c.k, c.s, c.pad, c.opad, c.h, c.w)
+	}
+}
+
+// phase writes one pair of §14.2 phase-form vectors: a conv_transpose of
+// cin→cout channels, kernel k, stride s, padding pad, output padding opad
+// on an h×w input, and its phase form. The crop must fit the interleaved
+// phases: k + opad − pad ≤ T·s.
+func phase(g *gen, r *rand.Rand, cin, cout, k, s, pad, opad, h, w int) {
+	T := (k + s - 1) / s
+	rq := whg1.RQ{Round: whg1.HalfEven, Bias: whg1.PostBias, MKind: 2, SKind: 1, Mult: []int64{3, -5}[:cout],
+		Shift: []uint8{3}, BiasV: []int64{7, -2}[:cout]}
 	wt := weights(r, cin*cout*k*k, 9)
-	ct := &whg1.ConvT{Cout: cout, KH: k, KW: k, SH: s, SW: s, PH: pad, PW: pad, OPH: opad, OPW: opad, RQ: rq, W: wt}
-	in := chk(cin, -50, 50)
-	ref := one(whg1.OpConvTranspose, ct, []whg1.Tensor{in}, []whg1.Tensor{der(cout)}, H, W)
+	ct := &whg1.ConvT{Cout: uint32(cout), KH: uint32(k), KW: uint32(k), SH: uint32(s), SW: uint32(s), PH: uint32(pad), PW: uint32(pad),
+		OPH: uint32(opad), OPW: uint32(opad), RQ: rq, W: wt}
+	in := chk(uint32(cin), -50, 50)
+	ref := one(whg1.OpConvTranspose, ct, []whg1.Tensor{in}, []whg1.Tensor{der(uint32(cout))}, uint32(h), uint32(w))
 
 	// The phase conv: cout·s² channels, each phase's rq that of its o.
 	phases := cout * s * s
@@ -55,21 +66,21 @@ func genPhase(g *gen) {
 			}
 		}
 	}
-	ho, wo := (H-1)*s+k+opad-2*pad, (W-1)*s+k+opad-2*pad
+	ho, wo := (h-1)*s+k+opad-2*pad, (w-1)*s+k+opad-2*pad
 	pg := &whg1.Graph{
-		Inputs:  []whg1.Input{{Tensor: 0, MaxH: H, MaxW: W}},
-		Tensors: []whg1.Tensor{in, der(uint32(phases)), der(cout), der(cout)},
+		Inputs:  []whg1.Input{{Tensor: 0, MaxH: uint32(h), MaxW: uint32(w)}},
+		Tensors: []whg1.Tensor{in, der(uint32(phases)), der(uint32(cout)), der(uint32(cout))},
 		Outputs: []uint32{3},
 		Ops: []whg1.Op{
-			{Code: whg1.OpConv, In: []uint32{0}, Out: []uint32{1}, Params: &whg1.Conv{Cout: uint32(phases), KH: T, KW: T, SH: 1, SW: 1,
-				PH: T - 1, PW: T - 1, Groups: 1, RQ: prq, W: pw}},
-			{Code: whg1.OpPixelShuffle, In: []uint32{1}, Out: []uint32{2}, Params: &whg1.Factor{N: s}},
-			{Code: whg1.OpCrop, In: []uint32{2}, Out: []uint32{3}, Params: &whg1.Crop{Y0: whg1.Operand{Value: pad},
-				X0: whg1.Operand{Value: pad}, H: whg1.Operand{Value: uint32(ho)}, W: whg1.Operand{Value: uint32(wo)}}},
+			{Code: whg1.OpConv, In: []uint32{0}, Out: []uint32{1}, Params: &whg1.Conv{Cout: uint32(phases), KH: uint32(T), KW: uint32(T),
+				SH: 1, SW: 1, PH: uint32(T - 1), PW: uint32(T - 1), Groups: 1, RQ: prq, W: pw}},
+			{Code: whg1.OpPixelShuffle, In: []uint32{1}, Out: []uint32{2}, Params: &whg1.Factor{N: uint32(s)}},
+			{Code: whg1.OpCrop, In: []uint32{2}, Out: []uint32{3}, Params: &whg1.Crop{Y0: whg1.Operand{Value: uint32(pad)},
+				X0: whg1.Operand{Value: uint32(pad)}, H: whg1.Operand{Value: uint32(ho)}, W: whg1.Operand{Value: uint32(wo)}}},
 		},
 	}
-	ds := []Decode{dec(nil, rnd(r, cin, H, W, -50, 50)), dec(nil, ten(cin, H, W, 50)), dec(nil, ten(cin, H, W, -50))}
-	id := fmt.Sprintf("k%d_s%d_p%d_op%d", k, s, pad, opad)
+	ds := []Decode{dec(nil, rnd(r, cin, h, w, -50, 50)), dec(nil, ten(cin, h, w, 50)), dec(nil, ten(cin, h, w, -50))}
+	id := fmt.Sprintf("cin%d_cout%d_k%d_s%d_p%d_op%d", cin, cout, k, s, pad, opad)
 	file := "graphs/phase_form.jsonl"
 	g.add(file, "conv_transpose_"+id, ref, ds...)
 	g.add(file, "phase_form_conv_pixel_shuffle_crop_"+id, pg, ds...)
@@ -78,9 +89,13 @@ func genPhase(g *gen) {
 	}
 	vs := g.files[file].Graph
 	a, b := vs[len(vs)-2], vs[len(vs)-1]
+	if a.Load != LoadOK || b.Load != LoadOK {
+		g.err = fmt.Errorf("phase form %s: load %s and %s", id, a.Load, b.Load)
+		return
+	}
 	for i := range a.Decodes {
 		if a.Decodes[i].Refuse != "" || diffTensors(b.Decodes[i].Outputs, a.Decodes[i].Outputs) != "" {
-			g.err = fmt.Errorf("phase form: decode %d differs from conv_transpose", i)
+			g.err = fmt.Errorf("phase form %s: decode %d differs from conv_transpose", id, i)
 		}
 	}
 }

@@ -48,6 +48,8 @@ func genMovement(g *gen) {
 	// pixel_unshuffle: H and W multiples of r, at run time.
 	pu := one(whg1.OpPixelUnshuffle, &whg1.Factor{N: 3}, []whg1.Tensor{n9}, []whg1.Tensor{der(9)}, 0, 0)
 	g.add(op(whg1.OpPixelUnshuffle), "pixel_unshuffle_r3_plan_sizes", pu, x(1, 3, 6), x(1, 4, 6), x(1, 3, 5))
+	g.add(op(whg1.OpPixelUnshuffle), "pixel_unshuffle_r1_plane_1x1_and_odd_sizes",
+		one(whg1.OpPixelUnshuffle, &whg1.Factor{N: 1}, []whg1.Tensor{chk(2, -9, 9)}, []whg1.Tensor{der(2)}, 0, 0), x(2, 1, 1), x(2, 5, 7))
 
 	// pad_rep: the output side past 2^26 (too_large, checked before the
 	// shape rule), the output past max_elems; m = 1 and an exact multiple.
@@ -119,7 +121,8 @@ func genScalars(g *gen) {
 	g.add(op(whg1.OpCrop), "crop_scalars_ends_one_past_and_fit", cr,
 		dec([]int64{0, 0, 1, 1}, x), dec([]int64{2, 3, 2, 2}, x), dec([]int64{0, 0, 4, 5}, x),
 		dec([]int64{-2, 0, 1, 1}, x), dec([]int64{0, 4, 1, 1}, x), dec([]int64{0, 0, 0, 1}, x), dec([]int64{0, 0, 1, 6}, x),
-		dec([]int64{-1, 0, 1, 1}, x), dec([]int64{2, 0, 3, 1}, x), dec([]int64{0, 3, 1, 3}, x))
+		dec([]int64{-1, 0, 1, 1}, x), dec([]int64{2, 0, 3, 1}, x), dec([]int64{0, 3, 1, 3}, x),
+		dec([]int64{0, 0, 1, 1}, ten(1, 1, 1, 4)))
 	// Constant operands, planned at run time on an input too small.
 	cc := one(whg1.OpCrop, &whg1.Crop{Y0: whg1.Operand{Value: 1}, X0: whg1.Operand{Value: 2}, H: whg1.Operand{Value: 2},
 		W: whg1.Operand{Value: 3}}, []whg1.Tensor{n9}, []whg1.Tensor{der(1)}, 0, 0)

@@ -55,13 +55,7 @@ func Run(fabrics []plan.Fabric, cases []*Case, opt Options, progress io.Writer) 
 		var first []*tensor.T
 		for j, f := range fabrics {
 			fig, outs := measure(f, c, opt)
-			if j == 0 {
-				first = outs
-				fig.EqualToFirst = outs != nil
-			} else {
-				fig.EqualToFirst = outs != nil && equal(first, outs)
-			}
-			figs = append(figs, fig)
+			figs = append(figs, compareFirst(fig, outs, j == 0, &first))
 			if progress != nil {
 				drawBar(progress, i*len(fabrics)+j+1, total, c.Name()+" "+f.Name())
 			}
@@ -73,6 +67,7 @@ func Run(fabrics []plan.Fabric, cases []*Case, opt Options, progress io.Writer) 
 	return figs
 }
 
+// measure loads c on f and times its decodes.
 func measure(f plan.Fabric, c *Case, opt Options) (Figure, []*tensor.T) {
 	fig := Figure{Case: c.Name(), Op: c.Op, Size: c.Size, Fabric: f.Name(), Unit: c.Unit, Work: c.Work}
 	dec, _, err := f.Load(c.Graph)
@@ -80,9 +75,16 @@ func measure(f plan.Fabric, c *Case, opt Options) (Figure, []*tensor.T) {
 		fig.Err = err.Error()
 		return fig, nil
 	}
+	return timeRuns(fig, opt, func() ([]*tensor.T, error) { return dec.Decode(c.Input, nil) })
+}
+
+// timeRuns makes opt.Warmup untimed calls of run, then up to opt.Runs timed
+// ones, and fills in fig's statistics; it returns the last outputs.
+func timeRuns(fig Figure, opt Options, run func() ([]*tensor.T, error)) (Figure, []*tensor.T) {
 	var outs []*tensor.T
+	var err error
 	for range opt.Warmup {
-		if outs, err = dec.Decode(c.Input, nil); err != nil {
+		if outs, err = run(); err != nil {
 			fig.Err = err.Error()
 			return fig, nil
 		}
@@ -91,7 +93,7 @@ func measure(f plan.Fabric, c *Case, opt Options) (Figure, []*tensor.T) {
 	start := time.Now()
 	for len(ns) < opt.Runs && (len(ns) == 0 || time.Since(start) < opt.Budget) {
 		t0 := time.Now()
-		outs, err = dec.Decode(c.Input, nil)
+		outs, err = run()
 		d := time.Since(t0)
 		if err != nil {
 			fig.Err = err.Error()
@@ -103,8 +105,20 @@ func measure(f plan.Fabric, c *Case, opt Options) (Figure, []*tensor.T) {
 	fig.Runs = len(ns)
 	fig.MedianNS = stat.Quantile(0.5, stat.Empirical, ns, nil)
 	fig.MinNS, fig.MaxNS = ns[0], ns[len(ns)-1]
-	fig.Throughput = float64(c.Work) / (fig.MedianNS / 1e9)
+	fig.Throughput = float64(fig.Work) / (fig.MedianNS / 1e9)
 	return fig, outs
+}
+
+// compareFirst records the first fabric's outputs in *first and marks
+// whether each later fabric's outputs equal them.
+func compareFirst(fig Figure, outs []*tensor.T, isFirst bool, first *[]*tensor.T) Figure {
+	if isFirst {
+		*first = outs
+		fig.EqualToFirst = outs != nil
+	} else {
+		fig.EqualToFirst = outs != nil && equal(*first, outs)
+	}
+	return fig
 }
 
 func equal(a, b []*tensor.T) bool {

@@ -8,15 +8,6 @@ import (
 	"github.com/waiops/waiops/refusal"
 )
 
-// synthPayload writes the int_synth payload of DECISIONS.md D.
-func synthPayload(h, w, c, s int, latents []int8) []byte {
-	b := []byte{byte(h), byte(h >> 8), byte(w), byte(w >> 8), byte(c), byte(c >> 8), byte(s), byte(s >> 8), 0}
-	for _, v := range latents {
-		b = append(b, byte(v))
-	}
-	return b
-}
-
 // TestDecodeSynthByHand decodes a one-layer set whose output is worked by
 // hand from §13.1 and §5.3. One latent v = 7 ([1, 1, 1]); conv_transpose
 // k = 2, stride 2, pad 0, so out[o][i][j] = rq_o(W[0][o][i][j]·7) with
@@ -32,7 +23,7 @@ func TestDecodeSynthByHand(t *testing.T) {
 	set := EncodeSynth([]SynthLayer{{InCh: 1, OutCh: 3, K: 2, Stride: 2, Shift: 1, Relu: true,
 		W:    []int64{1, 2, 3, -1, 40, 0, -5, 10, 100, 2, 0, 1},
 		Bias: []int64{0, 1, 3}}})
-	f, fabric, err := DecodeSynth(CPU, set, synthPayload(2, 2, 1, 1, []int8{7}))
+	f, fabric, err := DecodeSynth(CPU, set, SynthPayloadBytes(2, 2, 1, 1, []int8{7}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +38,7 @@ func TestDecodeSynthByHand(t *testing.T) {
 func TestDecodeSynthRefusals(t *testing.T) {
 	set := EncodeSynth(synthSmall()) // [2, S, S] → [3, 2S, 2S]
 	lat := make([]int8, 2*3*3)
-	if _, _, err := DecodeSynth(CPU, set, synthPayload(6, 6, 2, 3, lat)); err != nil {
+	if _, _, err := DecodeSynth(CPU, set, SynthPayloadBytes(6, 6, 2, 3, lat)); err != nil {
 		t.Fatalf("the well-formed payload is refused: %v", err)
 	}
 	huge := synthSmall()
@@ -57,12 +48,12 @@ func TestDecodeSynthRefusals(t *testing.T) {
 		set, payload []byte
 	}{
 		{"short header", set, []byte{1, 0, 1, 0, 2, 0}},
-		{"reserved byte", set, append(synthPayload(6, 6, 2, 3, lat)[:8], append([]byte{1}, make([]byte, 18)...)...)},
-		{"latent count", set, synthPayload(6, 6, 2, 3, lat[:17])},
-		{"channels against the set", set, synthPayload(6, 6, 1, 3, lat[:9])},
-		{"output shape", set, synthPayload(6, 7, 2, 3, lat)},
-		{"zero side", set, synthPayload(0, 6, 2, 3, lat)},
-		{"a size past the cap", EncodeSynth(huge), synthPayload(6, 6, 2, 3, lat)},
+		{"reserved byte", set, append(SynthPayloadBytes(6, 6, 2, 3, lat)[:8], append([]byte{1}, make([]byte, 18)...)...)},
+		{"latent count", set, SynthPayloadBytes(6, 6, 2, 3, lat[:17])},
+		{"channels against the set", set, SynthPayloadBytes(6, 6, 1, 3, lat[:9])},
+		{"output shape", set, SynthPayloadBytes(6, 7, 2, 3, lat)},
+		{"zero side", set, SynthPayloadBytes(0, 6, 2, 3, lat)},
+		{"a size past the cap", EncodeSynth(huge), SynthPayloadBytes(6, 6, 2, 3, lat)},
 	}
 	for _, c := range cases {
 		_, _, err := DecodeSynth(CPU, c.set, c.payload)

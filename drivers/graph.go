@@ -77,4 +77,3 @@ func (b *builder) rgb8(in uint32, afrac uint32) uint32 {
 		SKind: 1, Shift: []uint8{uint8(afrac)},
 	}}, b.channels(t), t)
 }
-

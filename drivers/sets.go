@@ -156,3 +156,39 @@ func jpegaiAcc64OneUnit() [3]ScaleBlock {
 	b[0].Bias = []int64{1<<63 - 1 - 31, 0}
 	return b
 }
+
+// SampleSynth is a 4-layer int_synth set and a payload for it: latents [8, 16, 16], each layer a
+// k = 4, stride 2, pad 1 conv_transpose that doubles the side, so the
+// output is [3, 256, 256]. Benchmarks decode it.
+func SampleSynth() ([]byte, []byte) {
+	r := &prng{s: 0xbe7c4}
+	chans := []int{8, 16, 16, 8, 3}
+	var ls []SynthLayer
+	for i := range 4 {
+		in, out := chans[i], chans[i+1]
+		ls = append(ls, SynthLayer{InCh: in, OutCh: out, K: 4, Stride: 2, Pad: 1, Shift: 8, Relu: i < 3,
+			W: r.ints(in*out*16, -100, 100), Bias: r.ints(out, -1000, 1000)})
+	}
+	lat := make([]int8, 8*16*16)
+	for i, v := range r.ints(len(lat), -128, 127) {
+		lat[i] = int8(v)
+	}
+	return EncodeSynth(ls), SynthPayloadBytes(256, 256, 8, 16, lat)
+}
+
+// SampleWorld is the corpus's world/1 pair (T, g_s) as WHM1 bytes, for
+// benchmarks.
+func SampleWorld() (t, gs []byte) {
+	wt, wgs := worldNets()
+	return EncodeWHM(wt), EncodeWHM(wgs)
+}
+
+// SynthPayloadBytes writes an int_synth payload (DECISIONS D): u16 H, W, C,
+// S, a reserved zero byte, then i8 latents[C][S][S].
+func SynthPayloadBytes(h, w, c, s int, latents []int8) []byte {
+	b := []byte{byte(h), byte(h >> 8), byte(w), byte(w >> 8), byte(c), byte(c >> 8), byte(s), byte(s >> 8), 0}
+	for _, v := range latents {
+		b = append(b, byte(v))
+	}
+	return b
+}

@@ -88,7 +88,7 @@ func Fabrics(choice string) ([]Fabric, []string, error) {
 	fs := []Fabric{NewCPU()}
 	g, err := OpenGPU()
 	if err != nil {
-		return fs, []string{"gpu: " + err.Error()}, nil
+		return fs, []string{err.Error()}, nil
 	}
 	return append(fs, g), nil, nil
 }

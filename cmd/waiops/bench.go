@@ -54,6 +54,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		progress = stderr
 	}
 	r.Figures = bench.Run(fabrics, bench.Cases(*quick), opt, progress)
+	r.Figures = append(r.Figures, bench.Apps(fabrics, opt)...)
 	r.Ratios = bench.Ratios(r.Figures)
 	r.Slopes = bench.Slopes(r.Figures)
 	if *peers != "" {

@@ -9,6 +9,35 @@
 // read any file of the three forms (Read). It does not read floating-point
 // values: a floating-point tensor's bytes are handed over as they stand.
 // Every refusal is a *refusal.Error carrying a code of §13.
+//
+// # Readings
+//
+// Besides DECISIONS.md D and F, this package reads the spec so where its
+// text leaves a choice (a conformance report should name these):
+//
+//   - §12.1: a bitstream with no NNR_MPS is nnc_malformed; a unit of a
+//     reserved type (7 to 63) is nnc_not_read, naming the type.
+//   - Appendix A: every context the payload does not initialise, the one
+//     numbered L − 2 among them, starts at initialisation 0 (the measured
+//     implementation's default).
+//   - §9.2 step 3: a count is compared with the bytes after the counts;
+//     step 6: each dimension is checked non-zero as it is read, the Q8_0 and
+//     size rules after the offset; step 7: the padding bytes present are
+//     checked zero before the file's end is.
+//   - §9.1 step 7: with no tensors the data is empty; tensors of no bytes
+//     order by (begin, end).
+//   - Writers (§11, §12.3): a type the form has no name for is dtype_unknown
+//     (NNC names I8 to I64 and F32); a name, rank or shape the form cannot
+//     describe is tensor_malformed.
+//   - Encoding (§10.3): the binding is the native artifact's magic (WHM1,
+//     WSR1; anything else is native_malformed); the artifact is read first
+//     (native_malformed), then its structure (binding_mismatch), then its
+//     values pass §10.3 step 5 (value_out_of_range), so no file is written
+//     that a sink would refuse. A WHM1 of no layers has a tensor form.
+//   - §10.3 step 4: under NNC every type is I32 and step 5 bounds each value
+//     by the binding's type; a wsr1/1 weight of no dimensions is
+//     binding_mismatch; a layer index not in plain decimal (wsr1/1) or not
+//     three digits (whm1/1) names no layer and fails the exact-names check.
 package prior
 
 import "github.com/waiops/waiops/refusal"

@@ -8,31 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/waiops/waiops/certify"
-	"github.com/waiops/waiops/cpuref"
+	"github.com/waiops/waiops/plan"
 	"github.com/waiops/waiops/whg1"
 )
-
-// cpuFabric is the exact CPU reference as a Fabric: the load checks of
-// §10.5 against acc64 (certify), then cpuref.
-type cpuFabric struct{}
-
-func (cpuFabric) Name() string    { return "cpu" }
-func (cpuFabric) Profile() string { return "acc64" }
-func (cpuFabric) Identity() map[string]string {
-	return map[string]string{"fabric": "cpu", "test": "yes"}
-}
-func (cpuFabric) Load(b []byte) (whg1.Decoder, *whg1.Graph, error) {
-	g, _, err := certify.Load(b, "acc64")
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := cpuref.Load(g)
-	if err != nil {
-		return nil, nil, err
-	}
-	return p, g, nil
-}
 
 // handFile is a vector file written by hand: relu on [−3, 0, 5] gives
 // [0, 0, 5]; add of [1, 2] and [3, −7] gives [4, −5], but the second vector
@@ -60,7 +38,7 @@ func TestRunHandWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := Run(cpuFabric{}, c, nil)
+	r := Run(plan.NewCPU(), c, nil)
 	if r.Passed != 1 || r.Failed != 1 {
 		t.Fatalf("%d passed, %d failed; want 1 passed, 1 failed (%v)", r.Passed, r.Failed, r.Failures)
 	}
@@ -77,7 +55,7 @@ func TestRunHandWritten(t *testing.T) {
 	}
 	j, _ := os.ReadFile(filepath.Join(dir, "conformance.json"))
 	h, _ := os.ReadFile(filepath.Join(dir, "conformance.html"))
-	for _, want := range []string{`"corpus_sha256":"` + c.SHA256, `"id":"add_hand_wrong"`, `"failed":"1"`, `"test":"yes"`} {
+	for _, want := range []string{`"corpus_sha256":"` + c.SHA256, `"id":"add_hand_wrong"`, `"failed":"1"`, `"fabric":"cpu"`, `"goarch":"`} {
 		if !strings.Contains(string(j), want) {
 			t.Errorf("conformance.json lacks %s:\n%s", want, j)
 		}
@@ -96,11 +74,11 @@ func TestRunOutcomes(t *testing.T) {
 	v := Vector{ID: "v", Graph: relu, Load: LoadOK, Profiles: []string{"acc64"},
 		Decodes: []Decode{dec(nil, ten(1, 1, 1, 3)), {Inputs: dec(nil, ten(1, 1, 1, 10)).Inputs, Outputs: dec(nil, ten(1, 1, 1, 9)).Inputs}}}
 	v.Decodes[0].Outputs = dec(nil, ten(1, 1, 1, 3)).Inputs
-	if i, what := runVector(cpuFabric{}, &v); i != 1 || !strings.HasPrefix(what, "refuse field_range, want outputs") {
+	if i, what := runVector(plan.NewCPU(), &v); i != 1 || !strings.HasPrefix(what, "refuse field_range, want outputs") {
 		t.Fatalf("decode %d: %q", i, what)
 	}
 	v.Load = "model_mismatch"
-	if i, what := runVector(cpuFabric{}, &v); i != -1 || what != "load ok, want model_mismatch" {
+	if i, what := runVector(plan.NewCPU(), &v); i != -1 || what != "load ok, want model_mismatch" {
 		t.Fatalf("decode %d: %q", i, what)
 	}
 	s := &Stage{ID: "s", Op: "coded", Expect: map[string]any{"coded": true}}

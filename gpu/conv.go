@@ -14,25 +14,30 @@ import (
 const (
 	convMaxThreads   = 128
 	convSharedBudget = 16 << 10
-	convMaxOCB       = 8 // output channels per thread
+	convMaxOCB       = 16 // output channels per thread
+	convMaxCIB       = 8  // input channels staged per barrier
 )
 
-// convTile picks a work-group tile (tx × ty output positions) whose input
-// patch and weights fit the shared budget, preferring wide tiles; a 1-D
-// signal (one output row) takes a row of 64. ok is false when even a 1 × 1
-// tile does not fit: the kernel is then run with global reads.
-func convTile(ho, kh, kw, sh, sw, ocb int) (tx, ty int, ok bool) {
+// convTile picks a work-group tile (tx × ty output positions) and the
+// number of input channels staged at once (cib, at most cg) whose input
+// patches and weights fit the shared budget, preferring wide tiles and then
+// more channels; a 1-D signal (one output row) takes a row of 64. ok is
+// false when even a 1 × 1 tile of one channel does not fit: the kernel then
+// runs with global reads.
+func convTile(ho, cg, kh, kw, sh, sw, ocb int) (tx, ty, cib int, ok bool) {
 	tiles := [][2]int{{16, 8}, {8, 8}, {8, 4}, {4, 4}, {2, 2}, {1, 1}}
 	if ho == 1 {
 		tiles = [][2]int{{64, 1}, {16, 1}, {4, 1}, {1, 1}}
 	}
 	for _, t := range tiles {
-		patch := ((t[1]-1)*sh + kh) * ((t[0]-1)*sw + kw)
-		if 4*(patch+ocb*kh*kw) <= convSharedBudget {
-			return t[0], t[1], true
+		perChannel := 4 * (((t[1]-1)*sh+kh)*((t[0]-1)*sw+kw) + ocb*kh*kw)
+		for cib = min(cg, convMaxCIB); cib >= 1; cib /= 2 {
+			if cib*perChannel <= convSharedBudget {
+				return t[0], t[1], cib, true
+			}
 		}
 	}
-	return tiles[0][0], tiles[0][1], false
+	return tiles[0][0], tiles[0][1], 1, false
 }
 
 // §5.2 conv: conv.comp, a variant per kernel geometry, tile and rq.
@@ -54,9 +59,10 @@ func init() {
 		kh, kw, sh, sw := int(p.KH), int(p.KW), int(p.SH), int(p.SW)
 		return prepared{prm: prm, run: func(d *Device, c *opCall) error {
 			in, out := c.inS[0], c.outS[0]
-			tx, ty, tiled := convTile(out.H, kh, kw, sh, sw, ocb)
+			cg := in.C / int(p.Groups)
+			tx, ty, cib, tiled := convTile(out.H, cg, kh, kw, sh, sw, ocb)
 			defs := append([]string{
-				fmt.Sprintf("TX %d", tx), fmt.Sprintf("TY %d", ty), fmt.Sprintf("OCB %d", ocb),
+				fmt.Sprintf("TX %d", tx), fmt.Sprintf("TY %d", ty), fmt.Sprintf("OCB %d", ocb), fmt.Sprintf("CIB %d", cib),
 				fmt.Sprintf("KH %d", kh), fmt.Sprintf("KW %d", kw), fmt.Sprintf("SH %d", sh), fmt.Sprintf("SW %d", sw),
 				fmt.Sprintf("TILED %d", b2i(tiled)),
 			}, rqDefs...)
@@ -65,7 +71,7 @@ func init() {
 			groups := tilesX * tilesY * blocks * int(p.Groups)
 			u := merge(uni, map[string]int{
 				"H": in.H, "W": in.W, "HO": out.H, "WO": out.W,
-				"CG": in.C / int(p.Groups), "OG": og,
+				"CG": cg, "OG": og,
 				"TILES_X": tilesX, "TILES_Y": tilesY, "BLOCKS": blocks, "G": groups,
 			})
 			return d.dispatch(kernel{shader: "conv", defs: defs, in: c.in, out: c.out[0], prm: c.prm, uni: u, groups: groups})

@@ -122,6 +122,8 @@ func TestConv(t *testing.T) {
 		conv(r, "conv_1d_k5", i8(4, 1, 70), 3, 1, 5, 1, 1, 0, 2, 1, 127, perCh(3, 1<<16, 7, 16)),
 		conv(r, "conv_stride_over_kernel_odd", i8(3, 9, 11), 4, 2, 2, 3, 3, 0, 1, 1, 127, one),
 		conv(r, "conv_tiles_edges", i8(8, 19, 21), 16, 3, 3, 1, 1, 1, 1, 1, 127, perCh(16, 1<<10, 1, 10)),
+		// 11 input channels staged 8 at a time, 20 outputs in blocks of 16.
+		conv(r, "conv_partial_runs_cin11_cout20", i8(11, 9, 17), 20, 3, 3, 1, 1, 1, 1, 1, 127, perCh(20, 1<<10, 1, 12)),
 		// A kernel too large for the shared budget runs with global reads.
 		conv(r, "conv_direct_k3000", in{1, -1, 1, 1, 3000}, 2, 1, 3000, 1, 1, 0, 2, 1, 1, one),
 		// conv.acc at −2^31 (two taps of −2^30) and at ±(2^31 − 1).

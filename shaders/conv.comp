@@ -1,8 +1,9 @@
 // conv (§5.2), tiled. A work group computes a TX × TY tile of output
-// positions for OCB output channels of one group. For each input channel
-// of the group it stages the input patch the tile reads (zero outside the
-// input: X̃ of §5.2) and the OCB × KH × KW weights in shared memory, then
-// each thread accumulates its position's OCB sums from shared memory.
+// positions for OCB output channels of one group. For each run of CIB input
+// channels of the group it stages the input patches the tile reads (zero
+// outside the input: X̃ of §5.2) and the CIB × OCB × KH × KW weights in
+// shared memory, then each thread accumulates its position's OCB sums from
+// shared memory; channels past the group's end stage zero weights.
 // With TILED 0 (a kernel too large for the shared budget) the same loop
 // reads global memory instead.
 //
@@ -28,9 +29,14 @@ uniform int P_W;    // offset of Wt[cout][cg][KH][KW] in prm
 #define PATCH_W ((TX - 1) * SW + KW)
 #define KK (KH * KW)
 
+#define PATCH (PATCH_H * PATCH_W)
+
 #if TILED
-shared int tile[PATCH_H * PATCH_W];
-shared int wsh[OCB * KK];
+#define CSTEP CIB
+shared int tile[CIB * PATCH];
+shared int wsh[CIB * OCB * KK];
+#else
+#define CSTEP 1
 #endif
 
 void main() {
@@ -57,25 +63,32 @@ void main() {
 	for (int q = 0; q < OCB; q++) {
 		acc[q] = 0;
 	}
-	for (int ci = 0; ci < CG; ci++) {
+	for (int ci = 0; ci < CG; ci += CSTEP) {
 		uint plane = (grp * uint(CG) + uint(ci)) * uint(H);
 #if TILED
-		for (uint k = lid; k < uint(PATCH_H * PATCH_W); k += uint(TX * TY)) {
-			int y = iy0 + int(k / uint(PATCH_W));
-			int x = ix0 + int(k % uint(PATCH_W));
-			bool inside = y >= 0 && y < H && x >= 0 && x < W;
-					tile[k] = inside ? in0_ld((plane + uint(y)) * uint(W) + uint(x)) : 0;
+		// Stage channels ci .. ci + CIB − 1.
+		for (uint k = lid; k < uint(CIB * PATCH); k += uint(TX * TY)) {
+			uint cb = k / uint(PATCH);
+			uint at = k % uint(PATCH);
+			int y = iy0 + int(at / uint(PATCH_W));
+			int x = ix0 + int(at % uint(PATCH_W));
+			bool inside = ci + int(cb) < CG && y >= 0 && y < H && x >= 0 && x < W;
+			tile[k] = inside ? in0_ld((plane + cb * uint(H) + uint(y)) * uint(W) + uint(x)) : 0;
 		}
-		for (uint k = lid; k < uint(OCB * KK); k += uint(TX * TY)) {
-			uint o = o0 + k / uint(KK);
-			wsh[k] = o < oEnd ? prm_ld(uint(P_W) + (o * uint(CG) + uint(ci)) * uint(KK) + k % uint(KK)) : 0;
+		for (uint k = lid; k < uint(CIB * OCB * KK); k += uint(TX * TY)) {
+			uint cb = k / uint(OCB * KK);
+			uint o = o0 + (k / uint(KK)) % uint(OCB);
+			bool real = o < oEnd && ci + int(cb) < CG;
+			wsh[k] = real ? prm_ld(uint(P_W) + (o * uint(CG) + uint(ci) + cb) * uint(KK) + k % uint(KK)) : 0;
 		}
 		barrier();
-		for (int i = 0; i < KH; i++) {
-			for (int j = 0; j < KW; j++) {
-				int x = tile[(int(ly) * SH + i) * PATCH_W + int(lx) * SW + j];
-				for (int q = 0; q < OCB; q++) {
-					acc[q] += wsh[q * KK + i * KW + j] * x;
+		for (int cb = 0; cb < CIB; cb++) {
+			for (int i = 0; i < KH; i++) {
+				for (int j = 0; j < KW; j++) {
+					int x = tile[cb * PATCH + (int(ly) * SH + i) * PATCH_W + int(lx) * SW + j];
+					for (int q = 0; q < OCB; q++) {
+						acc[q] += wsh[(cb * OCB + q) * KK + i * KW + j] * x;
+					}
 				}
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/waiops/waiops/tensor"
+	"github.com/waiops/waiops/whg1"
 )
 
 // errNoGPU is what every entry point of a build without cgo returns.
@@ -28,3 +29,9 @@ func (*Device) Load([]byte) (*Program, error) { return nil, errNoGPU }
 
 // Decode reports that this build has no GPU.
 func (*Program) Decode([]*tensor.T, []int64) ([]*tensor.T, error) { return nil, errNoGPU }
+
+// Graph is nil: a build without cgo loads none.
+func (*Program) Graph() *whg1.Graph { return nil }
+
+// Close does nothing.
+func (*Program) Close() error { return nil }

@@ -239,6 +239,29 @@ func TestNNCWriter(t *testing.T) {
 	wantCode(t, "F16", err, DTypeUnknown)
 }
 
+func TestNNCLongUnit(t *testing.T) {
+	// 8 192 floats are 32 768 payload bytes: the unit takes the 31-bit
+	// size. It is 4 + 1 (size, type byte) + 1 (payload type and flags) + 2
+	// ("w\0") + 5: 6 bits of parameters, ue(1) of 1 (2 bits), ue(7) of
+	// 8 192 (six zeros: 8 192 − 128 − 256 − … − 4 096 = 128 with k = 13,
+	// then a one and 13 bits: 20 bits), 8 bits of unary length and the
+	// alignment's 4; then the floats.
+	data := make([]byte, 4*8192)
+	data[7] = 0x3f
+	got, err := writeNNC(&File{Tensors: []Tensor{{Name: "w", DType: "F32", Shape: []uint64{8192}, Data: data}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := got[10:] // after STR (4 bytes) and MPS (6)
+	if size := binary.BigEndian.Uint32(u); size != 1<<31|(5+1+2+5+32768) || len(u) != 5+1+2+5+32768 {
+		t.Errorf("size field %08x, unit %d bytes", size, len(u))
+	}
+	f, err := ReadCanonical(NNC, got)
+	if err != nil || !bytes.Equal(f.Tensors[0].Data, data) {
+		t.Errorf("read back: %v", err)
+	}
+}
+
 // bitsOf packs a string of 0s and 1s into bytes, padding with zeros.
 func bitsOf(s string) []byte {
 	var w bitWriter

@@ -75,9 +75,9 @@ func Load(form Form, file []byte) (string, []byte, error) {
 	if len(f.Meta) != len(want) {
 		return "", nil, refusal.New(ProfileAbsent, "%s: the metadata has %d keys, §10.1 gives %d", form, len(f.Meta), len(want))
 	}
-	for k, v := range want {
-		if got, ok := f.Meta[k]; !ok || got != v {
-			return "", nil, refusal.New(ProfileAbsent, "%s: metadata %q is %q, §10.1 gives %q", form, k, got, v)
+	for _, k := range sortedKeys(want) {
+		if got, ok := f.Meta[k]; !ok || got != want[k] {
+			return "", nil, refusal.New(ProfileAbsent, "%s: metadata %q is %q, §10.1 gives %q", form, k, got, want[k])
 		}
 	}
 	b, ok := bindings[name]

@@ -215,6 +215,10 @@ func TestLoadSteps(t *testing.T) {
 		}, ValueOutOfRange},
 		{"conv k 2^32", GGUF, conv, func(f *File) { set(f, "layer.000.conv", "I64", []uint64{5}, 1, 2, 1<<32, 1, 0) }, ValueOutOfRange},
 		{"conv in 2 before the weight's shape", Safetensors, conv, func(f *File) { set(f, "layer.000.conv", "I64", []uint64{5}, 2, 2, 1, 1, 0) }, BindingMismatch},
+		{"an index without a kind before in 0", Safetensors, conv, func(f *File) {
+			set(f, "layer.000.conv", "I64", []uint64{5}, 0, 2, 1, 1, 0)
+			set(f, "layer.001.weight", "I8", []uint64{1}, 0)
+		}, BindingMismatch},
 		{"three-digit names", Safetensors, conv, func(f *File) {
 			*find(f, "layer.000.conv") = Tensor{"layer.0.conv", "I64", []uint64{5}, le64(1, 2, 1, 1, 0)}
 		}, BindingMismatch},

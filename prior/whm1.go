@@ -177,28 +177,34 @@ func (whm1) layout(f *File, nnc bool) ([]slot, error) {
 		tag int
 		t   *Tensor
 	}
+	// Every index a name layer.NNN.… gives has exactly one kind tensor, and
+	// the indices are 000 to n − 1.
 	kinds := map[int]kindT{}
+	indices := map[int]bool{}
 	for i := range f.Tensors {
 		t := &f.Tensors[i]
 		rest, ok := strings.CutPrefix(t.Name, "layer.")
 		if !ok || len(rest) < 5 || rest[3] != '.' || !digits(rest[:3]) {
 			continue
 		}
-		for tag, k := range whmKind {
-			if rest[4:] != k {
-				continue
-			}
-			idx := int(rest[0]-'0')*100 + int(rest[1]-'0')*10 + int(rest[2]-'0')
-			if _, twice := kinds[idx]; twice {
-				return nil, refusal.New(BindingMismatch, "whm1/1: layer %03d has two kind tensors", idx)
-			}
-			kinds[idx] = kindT{tag, t}
+		idx := int(rest[0]-'0')*100 + int(rest[1]-'0')*10 + int(rest[2]-'0')
+		indices[idx] = true
+		tag := slices.Index(whmKind[:], rest[4:])
+		if tag < 0 {
+			continue
 		}
+		if _, twice := kinds[idx]; twice {
+			return nil, refusal.New(BindingMismatch, "whm1/1: layer %03d has two kind tensors", idx)
+		}
+		kinds[idx] = kindT{tag, t}
 	}
-	layers := make([]whmLayer, len(kinds))
-	for idx := range kinds {
-		if idx >= len(kinds) {
-			return nil, refusal.New(BindingMismatch, "whm1/1: %d layers, but a kind tensor of layer %03d", len(kinds), idx)
+	layers := make([]whmLayer, len(indices))
+	for i := range layers {
+		if !indices[i] {
+			return nil, refusal.New(BindingMismatch, "whm1/1: %d layer indices, but none is %03d", len(indices), i)
+		}
+		if _, ok := kinds[i]; !ok {
+			return nil, refusal.New(BindingMismatch, "whm1/1: layer %03d has no kind tensor", i)
 		}
 	}
 	for i := range layers {

@@ -36,8 +36,10 @@
 //     that a sink would refuse. A WHM1 of no layers has a tensor form.
 //   - §10.3 step 4: under NNC every type is I32 and step 5 bounds each value
 //     by the binding's type; a wsr1/1 weight of no dimensions is
-//     binding_mismatch; a layer index not in plain decimal (wsr1/1) or not
-//     three digits (whm1/1) names no layer and fails the exact-names check.
+//     binding_mismatch; for whm1/1, every index a name layer.NNN.… gives
+//     must have its kind tensor; a layer index not in plain decimal
+//     (wsr1/1) or not three digits (whm1/1) names no layer and fails the
+//     exact-names check.
 package prior
 
 import "github.com/waiops/waiops/refusal"

@@ -3,12 +3,15 @@
 package gpu
 
 import (
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/cpuref"
+	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
@@ -105,4 +108,46 @@ func TestTensorPastOneBinding(t *testing.T) {
 		x.Data[i] = int64(int32(uint32(i) * 2654435761))
 	}
 	same(t, d, "relu_2p26", g, []*tensor.T{x}, nil)
+}
+
+// Refusals come from the same step with the same code as on the CPU (§4):
+// a check input out of range, a scalar out of range, a crop that does not
+// fit; and a graph that meets only acc64 is refused at Load.
+func TestRefusals(t *testing.T) {
+	d := openDevice(t)
+	code := func(err error) refusal.Code {
+		var r *refusal.Error
+		if errors.As(err, &r) {
+			return r.Code
+		}
+		return ""
+	}
+	g := oneOp(whg1.OpRelu, nil, []in{{1, -5, 5, 2, 2}}, 1)
+	g.Tensors[0].Policy = whg1.Check
+	x := &tensor.T{Shape: tensor.Shape{C: 1, H: 2, W: 2}, Data: []int64{-5, 5, 0, 6}}
+	if err := same(t, d, "check_past_hi", g, []*tensor.T{x}, nil); code(err) != refusal.FieldRange {
+		t.Errorf("check input at hi + 1: err %v, want field_range", err)
+	}
+	x.Data[3] = 5
+	if err := same(t, d, "check_at_hi", g, []*tensor.T{x}, nil); err != nil {
+		t.Errorf("check input at hi: %v", err)
+	}
+	crop := opCase{code: whg1.OpCrop,
+		params:  &whg1.Crop{Y0: whg1.Operand{Scalar: true, Value: 0}, X0: whg1.Operand{Value: 0}, H: whg1.Operand{Value: 2}, W: whg1.Operand{Value: 1}},
+		scalars: []whg1.Scalar{{Lo: -1, Hi: 3}}, ins: []in{{1, 0, 9, 3, 3}}, outC: []uint32{1}}
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, c := range []struct {
+		y0   int64
+		want refusal.Code
+	}{{-1, refusal.GeometryMismatch}, {2, refusal.GeometryMismatch}, {4, refusal.FieldRange}, {1, ""}} {
+		err := same(t, d, fmt.Sprint("crop_y0_", c.y0), crop.graph(), feed(r, crop.ins), []int64{c.y0})
+		if code(err) != c.want {
+			t.Errorf("crop at y0 = %d: err %v, want %q", c.y0, err, c.want)
+		}
+	}
+	// Shift 64 meets acc64 only (§7.2 caps acc32 shifts at 63).
+	wide := oneOp(whg1.OpRescale, &whg1.Rescale{RQ: whg1.RQ{SKind: 1, Shift: []uint8{64}}}, []in{{1, -9, 9, 1, 1}}, 1)
+	if _, err := d.Load(whg1.Encode(wide)); code(err) != refusal.ModelMismatch {
+		t.Errorf("an acc64-only graph: Load err %v, want model_mismatch", err)
+	}
 }

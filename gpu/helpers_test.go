@@ -3,6 +3,7 @@
 package gpu
 
 import (
+	"errors"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/cpuref"
+	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
@@ -76,9 +78,9 @@ func edgeData(r *rand.Rand, s tensor.Shape, lo, hi int64) *tensor.T {
 }
 
 // same decodes g's bytes on the device and on cpuref and requires equal
-// outputs (== on every element, no tolerance: CONVENTIONS §2), or equal
-// refusals.
-func same(t *testing.T, d *Device, name string, g *whg1.Graph, inputs []*tensor.T, scalars []int64) {
+// outputs (== on every element, no tolerance: CONVENTIONS §2), or
+// refusals with the same code. It returns the device's refusal, if any.
+func same(t *testing.T, d *Device, name string, g *whg1.Graph, inputs []*tensor.T, scalars []int64) error {
 	t.Helper()
 	b := whg1.Encode(g)
 	gg, _, err := certify.Load(b, certify.Acc32)
@@ -97,10 +99,12 @@ func same(t *testing.T, d *Device, name string, g *whg1.Graph, inputs []*tensor.
 	want, werr := ref.Decode(inputs, scalars)
 	got, gerr := p.Decode(inputs, scalars)
 	if werr != nil || gerr != nil {
-		if werr == nil || gerr == nil || werr.Error() != gerr.Error() {
+		// A refused decode: the same code at the same step (§4).
+		var wr, gr *refusal.Error
+		if !errors.As(werr, &wr) || !errors.As(gerr, &gr) || wr.Code != gr.Code {
 			t.Fatalf("%s: cpuref err %v, gpu err %v", name, werr, gerr)
 		}
-		return
+		return gerr
 	}
 	for k := range want {
 		if got[k].Shape != want[k].Shape {
@@ -114,6 +118,7 @@ func same(t *testing.T, d *Device, name string, g *whg1.Graph, inputs []*tensor.
 			}
 		}
 	}
+	return nil
 }
 
 // feed returns edge data for each input of ins, at its declared size.

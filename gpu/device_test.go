@@ -35,3 +35,31 @@ func TestCompileError(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// A variant is compiled once and cached; another #define is another
+// variant (CONVENTIONS §1).
+func TestVariantCache(t *testing.T) {
+	d := openDevice(t)
+	err := d.th.call(func() error {
+		slots := []slot{{"in0", 1}, {"out", 1}}
+		a, err := d.program("relu", nil, slots)
+		if err != nil {
+			return err
+		}
+		b, err := d.program("relu", nil, slots)
+		if err != nil {
+			return err
+		}
+		c, err := d.program("relu", nil, []slot{{"in0", 2}, {"out", 1}})
+		if err != nil {
+			return err
+		}
+		if a != b || a == c || a.id == c.id {
+			t.Errorf("variants: %p %p %p", a, b, c)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -51,9 +51,25 @@ func edgeRQ(round whg1.Round) (whg1.RQ, int) {
 	return q, len(ch)
 }
 
+// randomRQ is 64 channels of random multipliers and shifts over an input
+// spanning i32, each |m| < 2^min(s, 31), so that every q fits i32.
+func randomRQ(r *rand.Rand, round whg1.Round) whg1.RQ {
+	q := whg1.RQ{Round: round, MKind: 2, SKind: 2}
+	for range 64 {
+		s := r.IntN(64)
+		lim := int64(1)<<min(s, 31) - 1
+		q.Mult = append(q.Mult, randInts(r, 3, -lim, lim)[2])
+		q.Shift = append(q.Shift, uint8(s))
+	}
+	return q
+}
+
 func TestRescaleMulChscale(t *testing.T) {
 	var cases []opCase
+	r := rand.New(rand.NewPCG(13, 14))
 	for _, round := range []whg1.Round{whg1.Floor, whg1.HalfUp, whg1.HalfEven} {
+		cases = append(cases, opCase{name: fmt.Sprintf("rescale_random_round%d", round), code: whg1.OpRescale,
+			params: &whg1.Rescale{RQ: randomRQ(r, round)}, ins: []in{full(64, 4, 8)}, outC: []uint32{64}})
 		q, c := edgeRQ(round)
 		cases = append(cases, opCase{name: fmt.Sprintf("rescale_edges_round%d", round), code: whg1.OpRescale,
 			params: &whg1.Rescale{RQ: q}, ins: []in{full(uint32(c), 4, 5)}, outC: []uint32{uint32(c)}})

@@ -68,8 +68,9 @@ func OpenGPU() (Fabric, error) {
 }
 
 // Fabrics returns the fabrics a conformance run or benchmark uses: "cpu",
-// "gpu" (an error when there is none), or "auto": every fabric present,
-// software renderers included, with a note for each one absent.
+// "gpu" or "hybrid" (an error when there is no GPU), or "auto": every fabric
+// present, software renderers included, with a note for each one absent
+// (the hybrid is opt-in, so auto leaves it out).
 func Fabrics(choice string) ([]Fabric, []string, error) {
 	c, err := ParseChoice(choice)
 	if err != nil {
@@ -84,6 +85,12 @@ func Fabrics(choice string) ([]Fabric, []string, error) {
 			return nil, nil, err
 		}
 		return []Fabric{g}, nil, nil
+	case Hybrid:
+		g, err := OpenGPU()
+		if err != nil {
+			return nil, nil, err
+		}
+		return []Fabric{NewHybrid(g)}, nil, nil
 	}
 	fs := []Fabric{NewCPU()}
 	g, err := OpenGPU()

@@ -19,15 +19,18 @@ const (
 	Auto Choice = "auto" // the GPU for acc32 graphs when a real one is present, else the CPU
 	CPU  Choice = "cpu"  // always the CPU reference
 	GPU  Choice = "gpu"  // the GL fabric, also on a software renderer; acc64 graphs refused
+	// Hybrid runs every graph on the hybrid acc64 fabric: acc32 runs of
+	// nodes on the GL fabric, the rest on the CPU reference. Opt-in only.
+	Hybrid Choice = "hybrid"
 )
 
 // ParseChoice reads a --fabric value.
 func ParseChoice(s string) (Choice, error) {
 	switch c := Choice(s); c {
-	case Auto, CPU, GPU:
+	case Auto, CPU, GPU, Hybrid:
 		return c, nil
 	}
-	return "", fmt.Errorf("fabric %q: want auto, cpu or gpu", s)
+	return "", fmt.Errorf("fabric %q: want auto, cpu, gpu or hybrid", s)
 }
 
 // softwareRenderers are GL renderers that rasterise on the CPU. §6 of our
@@ -52,8 +55,8 @@ func IsSoftware(renderer string) bool {
 // the GL context's thread by the gpu package.
 type Session struct {
 	choice Choice
-	cpu    Fabric
-	gpu    Fabric // nil when no usable GL context
+	cpu    Fabric // the acc64 fabric: the CPU reference, or the hybrid under Hybrid
+	gpu    Fabric // nil when no usable GL context, and under Hybrid
 	// Note says once why a session does not use the GPU ("" when it does).
 	Note string
 
@@ -68,7 +71,8 @@ type loadKey struct {
 
 // NewSession opens the fabrics a choice needs. With Auto a missing GPU is not
 // an error: the session runs on the CPU and Note says why. With GPU a missing
-// context is an error.
+// context is an error, and so it is with Hybrid, which loads every graph on
+// the hybrid fabric.
 func NewSession(choice Choice) (*Session, error) {
 	s := &Session{choice: choice, cpu: NewCPU(), loaded: map[loadKey]*Graph{}}
 	if choice == CPU {
@@ -76,8 +80,10 @@ func NewSession(choice Choice) (*Session, error) {
 	}
 	g, err := OpenGPU()
 	switch {
-	case err != nil && choice == GPU:
+	case err != nil && (choice == GPU || choice == Hybrid):
 		return nil, err
+	case choice == Hybrid:
+		s.cpu = NewHybrid(g)
 	case err != nil:
 		s.Note = "no GPU fabric: " + err.Error() + "; running on the CPU reference"
 	case choice == Auto && IsSoftware(g.Identity()["gl_renderer"]):

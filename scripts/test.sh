@@ -1,15 +1,32 @@
 #!/usr/bin/env bash
 # The test command: static checks, the unit tests (race detector on), the
-# committed vector corpus regenerated and re-checked, and the conformance
-# suite on every fabric present. Set WAIOPS_REQUIRE_GPU=1 to make a missing
-# GL context a failure (CI does).
+# committed corpus re-checked, the conformance suite on every fabric present
+# with its reports, and a quick benchmark run to keep it working. Set
+# WAIOPS_REQUIRE_GPU=1 to make a missing GL context a failure (CI does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/setup.sh
-echo "== gofmt / vet"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+echo "== gofmt, go vet, CPU-only build"
 unformatted=$(gofmt -l $(git ls-files '*.go'))
 if [ -n "$unformatted" ]; then echo "gofmt would change: $unformatted"; exit 1; fi
 go vet ./...
-CGO_ENABLED=0 go build ./...
-echo "== go test"
+CGO_ENABLED=0 go build -o /dev/null ./cmd/waiops
+
+echo "== go test -race"
 go test -race -count=1 ./...
+
+echo "== corpus: vectors check"
+go build -o "$out/waiops" ./cmd/waiops
+"$out/waiops" vectors check vectors
+
+echo "== conformance"
+"$out/waiops" conform --fabric cpu --report "$out/conformance/cpu"
+if [ -n "${WAIOPS_REQUIRE_GPU:-}" ] || [ -n "${DISPLAY:-}" ]; then
+  "$out/waiops" conform --fabric gpu --report "$out/conformance/gpu"
+fi
+
+echo "== bench --quick"
+"$out/waiops" bench --quick --out "$out/bench"

@@ -74,11 +74,7 @@ func addAbs(s int128, w int64) int128 {
 func maxAbs(data []int64) uint64 {
 	var m uint64
 	for _, v := range data {
-		a := uint64(v)
-		if v < 0 {
-			a = -a
-		}
-		m = max(m, a)
+		m = max(m, absU(v))
 	}
 	return m
 }
@@ -153,37 +149,56 @@ func (k *convKernel) chunks(X int64) [][]int {
 }
 
 func (k *convKernel) run(x, out *tensor.T) error {
-	switch k.choose(x) {
-	case pathLanes:
-		pk := k.pack(x, out.Shape.W)
-		ends := k.chunks(int64(maxAbs(x.Data)))
-		return parallelRows(out.Shape.H, k.rowWork(out), func(y0, y1 int) error {
-			return k.laneRows(pk, ends, x.Shape.H, out, y0, y1)
-		})
-	case pathI64:
-		return parallelRows(out.Shape.H, k.rowWork(out), func(y0, y1 int) error {
-			return convRows(k, x.Data, x.Shape, out, y0, y1)
-		})
+	path := k.choose(x)
+	if path == pathExact {
+		return convExact(k, x, out)
 	}
-	return convExact(k, x, out)
+	Ho, Wo := out.Shape.H, out.Shape.W
+	put := func(o, oy int, sums []int64) error {
+		if !rqRow(&k.p.RQ, o, sums, out.Data[(o*Ho+oy)*Wo:][:Wo]) {
+			return outside("conv")
+		}
+		return nil
+	}
+	return k.rows(path, x, Wo, 0, Ho, put)
 }
 
-// rowWork is the multiply-accumulates of one output row.
-func (k *convKernel) rowWork(out *tensor.T) int { return out.Shape.C * k.taps * out.Shape.W }
+// rowSink takes the exact sums of output row oy of channel o, one per
+// output column; it may overwrite them, and the slice is reused once it
+// returns.
+type rowSink func(o, oy int, sums []int64) error
 
-// parallelRows splits output rows [0, rows) across up to GOMAXPROCS
-// goroutines (§6: outputs may be partitioned across threads), each with at
-// least about 2^18 multiply-accumulates, and returns the first error any of
-// them reports.
-func parallelRows(rows, perRow int, f func(y0, y1 int) error) error {
+// rows computes output rows [y0, y1) (Wo columns each) on path (lanes or
+// i64, which choose picked for x) and hands each channel's row of sums to
+// put, with the rows split across goroutines.
+func (k *convKernel) rows(path convPath, x *tensor.T, Wo, y0, y1 int, put rowSink) error {
+	work := int(k.p.Cout) * k.taps * Wo
+	if path == pathLanes {
+		pk := k.pack(x, Wo)
+		ends := k.chunks(int64(maxAbs(x.Data)))
+		return parallelRows(y0, y1, work, func(a, b int) error {
+			return k.laneRows(pk, ends, x.Shape.H, Wo, a, b, put)
+		})
+	}
+	return parallelRows(y0, y1, work, func(a, b int) error {
+		return convRows(k, x.Data, x.Shape, Wo, a, b, put)
+	})
+}
+
+// parallelRows splits rows [y0, y1) across up to GOMAXPROCS goroutines
+// (§6: outputs may be partitioned across threads), each with at least
+// about 2^18 units of work (perRow a row), and returns the first error any
+// of them reports.
+func parallelRows(y0, y1, perRow int, f func(a, b int) error) error {
+	rows := y1 - y0
 	n := min(runtime.GOMAXPROCS(0), rows, max(1, rows*perRow>>18))
 	if n <= 1 {
-		return f(0, rows)
+		return f(y0, y1)
 	}
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Go(func() { errs[i] = f(rows*i/n, rows*(i+1)/n) })
+		wg.Go(func() { errs[i] = f(y0+rows*i/n, y0+rows*(i+1)/n) })
 	}
 	wg.Wait()
 	for _, err := range errs {
@@ -194,16 +209,15 @@ func parallelRows(rows, perRow int, f func(y0, y1 int) error) error {
 	return nil
 }
 
-// convRows computes output rows [y0, y1) of every output channel with int64
-// accumulators; the caller has proved (convKernel doc) that every term and
+// convRows computes output rows [y0, y1) of every output channel, Wo
+// columns each, with int64 accumulators, and hands each row to put; the caller has proved (convKernel doc) that every term and
 // partial sum fits i64. For each output row and channel, each kernel
 // tap adds w times a contiguous run of an input row into the row of
 // accumulators; padding only narrows the run, so no element branches.
-func convRows(k *convKernel, x []int64, in tensor.Shape, out *tensor.T, y0, y1 int) error {
+func convRows(k *convKernel, x []int64, in tensor.Shape, Wo, y0, y1 int, put rowSink) error {
 	p := k.p
 	H, W := in.H, in.W
 	kh, kw, sh, sw, ph, pw := int(p.KH), int(p.KW), int(p.SH), int(p.SW), int(p.PH), int(p.PW)
-	Ho, Wo := out.Shape.H, out.Shape.W
 	acc := make([]int64, Wo)
 	for oy := y0; oy < y1; oy++ {
 		for o := range int(p.Cout) {
@@ -224,13 +238,8 @@ func convRows(k *convKernel, x []int64, in tensor.Shape, out *tensor.T, y0, y1 i
 					}
 				}
 			}
-			dst := out.Data[(o*Ho+oy)*Wo:][:Wo]
-			for ox, a := range acc {
-				v, ok := rqOf(&p.RQ, o, i128(a))
-				if !ok {
-					return outside("conv")
-				}
-				dst[ox] = v
+			if err := put(o, oy, acc); err != nil {
+				return err
 			}
 		}
 	}
@@ -283,6 +292,41 @@ func taps3(a, r, taps []int64) {
 	}
 }
 
+// taps4 gathers the taps of one accumulator row, each a weight w and a run
+// r of words, and adds them four at a time: a[t] += Σ w_k·r_k[t], one load
+// and store of each accumulator for four products. Every tap of a chunk
+// passes through it, so the sums are the chunk's (§6: terms regrouped).
+type taps4 struct {
+	w [4]int64
+	r [4][]int64
+	n int
+}
+
+// add queues w·r[t] for a[t], adding the queue into a once it holds four.
+func (b *taps4) add(a []int64, w int64, r []int64) {
+	b.w[b.n], b.r[b.n] = w, r
+	if b.n++; b.n == 4 {
+		b.flush(a)
+	}
+}
+
+// flush adds the queued taps into a; an empty slot is a zero weight, a
+// zero term (§6: a zero term MAY be added).
+func (b *taps4) flush(a []int64) {
+	if b.n == 0 {
+		return
+	}
+	for k := b.n; k < 4; k++ {
+		b.w[k], b.r[k] = 0, b.r[0]
+	}
+	b.n = 0
+	w0, w1, w2, w3 := b.w[0], b.w[1], b.w[2], b.w[3]
+	r0, r1, r2, r3 := b.r[0][:len(a)], b.r[1][:len(a)], b.r[2][:len(a)], b.r[3][:len(a)]
+	for t := range a {
+		a[t] += w0*r0[t] + w1*r1[t] + w2*r2[t] + w3*r3[t]
+	}
+}
+
 // axpy adds w·row[from + t] into a[t].
 func axpy(a []int64, w int64, row []int64, from int) {
 	if len(a) == 0 {
@@ -325,17 +369,16 @@ func (k *convKernel) pack(x *tensor.T, wo int) lanes {
 	return l
 }
 
-// laneRows computes output rows [y0, y1) of every output channel on the
-// packed input (pathLanes, stride 1): the padding is in the packed rows, so
+// laneRows computes output rows [y0, y1) of every output channel, Wo
+// columns each, on the packed input (pathLanes, stride 1): the padding is in the packed rows, so
 // every tap runs over the whole accumulator row. At the end of each chunk
 // each word is split into its lanes, which are added into int64 sums:
 // S_a = the low 32 bits as an i32, S_b = (word − S_a) / 2^32. Low lanes are
 // columns [0, half) and high lanes columns [half, 2·half), so wide holds
-// the sums in column order.
-func (k *convKernel) laneRows(l lanes, ends [][]int, H int, out *tensor.T, y0, y1 int) error {
+// the sums in column order; each row goes to put.
+func (k *convKernel) laneRows(l lanes, ends [][]int, H, Wo, y0, y1 int, put rowSink) error {
 	p := k.p
 	kh, kw, sh, ph := int(p.KH), int(p.KW), int(p.SH), int(p.PH)
-	Ho, Wo := out.Shape.H, out.Shape.W
 	acc := make([]int64, l.half)
 	wide := make([]int64, 2*l.half) // the low lanes, then the high lanes
 	for oy := y0; oy < y1; oy++ {
@@ -345,6 +388,7 @@ func (k *convKernel) laneRows(l lanes, ends [][]int, H int, out *tensor.T, y0, y
 			c0 := o / k.og * k.cg
 			ci := 0
 			for _, end := range ends[o] {
+				var b taps4
 				for ; ci < end; ci++ {
 					for i := range kh {
 						u := oy*sh + i - ph
@@ -352,18 +396,14 @@ func (k *convKernel) laneRows(l lanes, ends [][]int, H int, out *tensor.T, y0, y
 							continue
 						}
 						row := l.data[((c0+ci)*H+u)*l.width:][:l.width]
-						taps := p.W[((o*k.cg+ci)*kh+i)*kw:][:kw]
-						if kw == 3 {
-							taps3(acc, row, taps)
-							continue
-						}
-						for j, w := range taps {
+						for j, w := range p.W[((o*k.cg+ci)*kh+i)*kw:][:kw] {
 							if w != 0 {
-								axpy(acc, w, row, j)
+								b.add(acc, w, row[j:])
 							}
 						}
 					}
 				}
+				b.flush(acc)
 				for t, a := range acc {
 					lo := int64(int32(a))
 					wide[t] += lo // |partial sums| ≤ B ≤ 2^63 − 1
@@ -371,13 +411,8 @@ func (k *convKernel) laneRows(l lanes, ends [][]int, H int, out *tensor.T, y0, y
 				}
 				clear(acc)
 			}
-			dst := out.Data[(o*Ho+oy)*Wo:][:Wo]
-			for t, s := range wide[:Wo] {
-				v, ok := rqOf(&p.RQ, o, i128(s))
-				if !ok {
-					return outside("conv")
-				}
-				dst[t] = v
+			if err := put(o, oy, wide[:Wo]); err != nil {
+				return err
 			}
 		}
 	}

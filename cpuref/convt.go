@@ -5,31 +5,158 @@ import (
 	"github.com/waiops/waiops/whg1"
 )
 
-// convTKernel is §5.3 conv_transpose in the gather form:
+// convTKernel is §5.3 conv_transpose. Its definition, the gather form, is
 //
 //	acc[o][y][x] = Σ Wt[ci][o][i][j] · X[ci][ty/sh][tx/sw]
 //	over ci < cin, i < kh, j < kw with ty = y + ph − i ≥ 0, ty mod sh = 0,
 //	ty/sh < H, and likewise tx = x + pw − j for the columns
 //	out[o][y][x] = rq_o(acc[o][y][x])
 //
-// A position that no tap reaches holds rq_o(0). When B = max_o Σ|Wt[·][o]|·max|x|
-// fits i64, every term and partial sum lies in [−B, B] and the sum is formed
-// in int64; otherwise each product is exact (mul64) and the sum is 128-bit
-// with overflow checked.
+// and a position that no tap reaches holds rq_o(0). It is computed as the
+// sh·sw phase convolutions of §9.3: for the residues ρ = (ρy, ρx),
+//
+//	Z_ρ[o][u][v] = Σ_ci Σ_{t,t′} Wt[ci][o][ρy + sh·t][ρx + sw·t′] · X̃[ci][u − t][v − t′]
+//	out[o][y][x] = rq_o(Z_ρ[o][u][v]), u = (y + ph)/sh, v = (x + pw)/sw,
+//	ρ = ((y + ph) mod sh, (x + pw) mod sw)
+//
+// Each Z_ρ is a stride-1 conv (a convKernel) with the flipped sub-kernel
+// W′[o][ci][a][b] = Wt[ci][o][ρy + sh·(th − 1 − a)][ρx + sw·(tw − 1 − b)],
+// th = ⌈(kh − ρy)/sh⌋ by tw taps, and padding (th − 1, tw − 1): its output
+// row u reads input rows u − th + 1 … u, exactly the taps above. The
+// products are those of §5.3 and the sums are exact (§4, §6: reordering),
+// so the integers are the same. Z_ρ has rows u < H + th − 1; a position
+// past them, or in a phase with no tap (ρy ≥ kh or ρx ≥ kw), is reached by
+// no tap and holds rq_o(0).
+//
+// Each phase picks its own path by conv's bound on its own sub-kernel
+// (B_ρ,o = Σ|W′[o]|·max|x|, and per input channel for the i32 lanes): the
+// partial sums of a phase are a subset of the terms of §5.3's, so each
+// phase's bound is exact for it. When any phase needs the 128-bit path,
+// the whole operator runs the gather form above term by term (convTExact).
 type convTKernel struct {
-	p    *whg1.ConvT
-	cin  int
-	wsum []int128 // Σ over ci, i, j of |Wt[ci][o][i][j]|, for each o
+	p      *whg1.ConvT
+	cin    int
+	phases []*convKernel // at ρy·sw + ρx; nil when the phase has no tap
 }
 
 func newConvT(p *whg1.ConvT, cin int) *convTKernel {
-	k := &convTKernel{p: p, cin: cin, wsum: make([]int128, p.Cout)}
-	taps := int(p.KH * p.KW)
-	for i, w := range p.W {
-		o := i / taps % int(p.Cout)
-		k.wsum[o] = addAbs(k.wsum[o], w)
+	kh, kw, sh, sw, cout := int(p.KH), int(p.KW), int(p.SH), int(p.SW), int(p.Cout)
+	k := &convTKernel{p: p, cin: cin, phases: make([]*convKernel, sh*sw)}
+	for ry := range min(sh, kh) {
+		for rx := range min(sw, kw) {
+			th, tw := (kh-ry+sh-1)/sh, (kw-rx+sw-1)/sw
+			c := &whg1.Conv{Cout: p.Cout, KH: uint32(th), KW: uint32(tw), SH: 1, SW: 1,
+				PH: uint32(th - 1), PW: uint32(tw - 1), Groups: 1, RQ: p.RQ,
+				W: make([]int64, cout*cin*th*tw)}
+			for o := range cout {
+				for ci := range cin {
+					for a := range th {
+						for b := range tw {
+							i, j := ry+sh*(th-1-a), rx+sw*(tw-1-b)
+							c.W[((o*cin+ci)*th+a)*tw+b] = p.W[((ci*cout+o)*kh+i)*kw+j]
+						}
+					}
+				}
+			}
+			k.phases[ry*sw+rx] = newConv(c, cin)
+		}
 	}
 	return k
+}
+
+// paths is the path each phase's convolution takes on x (pathLanes for a
+// phase with no tap, which computes nothing).
+func (k *convTKernel) paths(x *tensor.T) []convPath {
+	ps := make([]convPath, len(k.phases))
+	for i, c := range k.phases {
+		if c != nil {
+			ps[i] = c.choose(x)
+		}
+	}
+	return ps
+}
+
+// phaseSpan is, for residue r of one axis (stride s, padding pad, n output
+// positions), the first output coordinate y0 with (y0 + pad) mod s = r, and
+// the phase coordinates [u0, u1) that map to outputs y = u·s + r − pad < n.
+func phaseSpan(r, s, pad, n int) (y0, u0, u1 int) {
+	y0 = ((r-pad)%s + s) % s
+	u0 = (y0 + pad) / s
+	return y0, u0, max(u0, (n+pad-r+s-1)/s)
+}
+
+func (k *convTKernel) run(x, out *tensor.T) error {
+	p := k.p
+	H, W := x.Shape.H, x.Shape.W
+	sh, sw, cout := int(p.SH), int(p.SW), int(p.Cout)
+	Ho, Wo := out.Shape.H, out.Shape.W
+	paths := k.paths(x)
+	for _, path := range paths {
+		if path == pathExact {
+			return convTExact(k, x, out)
+		}
+	}
+	// rq_o(0) for the positions no tap reaches; an error only if one exists.
+	zero := make([]int64, cout)
+	zeroOK := true
+	for o := range zero {
+		var ok bool
+		zero[o], ok = rqOf(&p.RQ, o, int128{})
+		zeroOK = zeroOK && ok
+	}
+	for ry := range sh {
+		y0, u0, u1 := phaseSpan(ry, sh, int(p.PH), Ho)
+		for rx := range sw {
+			x0, v0, v1 := phaseSpan(rx, sw, int(p.PW), Wo)
+			if u0 >= u1 || v0 >= v1 {
+				continue // no output position has this phase
+			}
+			c := k.phases[ry*sw+rx]
+			zh, zw := 0, 0 // Z_ρ's rows and columns
+			if c != nil {
+				zh, zw = H+int(c.p.KH)-1, W+int(c.p.KW)-1
+			}
+			if (u1 > zh || v1 > zw) && !zeroOK {
+				return outside("conv_transpose")
+			}
+			// The output row of phase row u, and rq_o(0) into its
+			// columns from x on.
+			row := func(o, u int) []int64 { return out.Data[(o*Ho+y0+(u-u0)*sh)*Wo:][:Wo] }
+			fill := func(dst []int64, o, x int) {
+				for ; x < Wo; x += sw {
+					dst[x] = zero[o]
+				}
+			}
+			// The columns of Z_ρ that are outputs, rq'd in place, then
+			// the columns past Z_ρ.
+			scatter := func(o, u int, sums []int64) error {
+				dst, x := row(o, u), x0
+				if m := min(v1, zw); v0 < m {
+					s := sums[v0:m]
+					if !rqRow(&p.RQ, o, s, s) {
+						return outside("conv_transpose")
+					}
+					for _, v := range s {
+						dst[x] = v
+						x += sw
+					}
+				}
+				fill(dst, o, x)
+				return nil
+			}
+			if m := min(u1, zh); u0 < m {
+				if err := c.rows(paths[ry*sw+rx], x, zw, u0, m, scatter); err != nil {
+					return err
+				}
+			}
+			for u := max(u0, zh); u < u1; u++ {
+				for o := range cout {
+					fill(row(o, u), o, x0)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // gatherRange gives, for one output coordinate y, the kernel taps that reach
@@ -42,38 +169,30 @@ func gatherRange(y, pad, stride, k, n int) (first, last, t int) {
 	return lo + (t-lo)%stride, min(k-1, t), t
 }
 
-func (k *convTKernel) run(x, out *tensor.T) error {
+// convTExact is the gather form term by term: each product exact by mul64,
+// the sum in 128 bits with overflow checked.
+func convTExact(k *convTKernel, x, out *tensor.T) error {
 	p := k.p
 	H, W := x.Shape.H, x.Shape.W
 	kh, kw, cout, sh, sw := int(p.KH), int(p.KW), int(p.Cout), int(p.SH), int(p.SW)
 	Ho, Wo := out.Shape.H, out.Shape.W
-	_, fast := maxScaled(k.wsum, maxAbs(x.Data))
 	for oy := range Ho {
 		i0, i1, ty := gatherRange(oy, int(p.PH), sh, kh, H)
 		for o := range cout {
 			for ox := range Wo {
 				j0, j1, tx := gatherRange(ox, int(p.PW), sw, kw, W)
 				var s int128
-				var f int64
 				for ci := range k.cin {
 					for i := i0; i <= i1; i += sh {
 						wrow := p.W[((ci*cout+o)*kh+i)*kw:][:kw]
 						xrow := x.Data[(ci*H+(ty-i)/sh)*W:][:W]
 						for j := j0; j <= j1; j += sw {
-							w, v := wrow[j], xrow[(tx-j)/sw]
-							if fast {
-								f += w * v // |partial sums| ≤ B ≤ 2^63 − 1
-								continue
-							}
 							var ok bool
-							if s, ok = s.add(mul64(w, v)); !ok {
+							if s, ok = s.add(mul64(wrow[j], xrow[(tx-j)/sw])); !ok {
 								return outside("conv_transpose")
 							}
 						}
 					}
-				}
-				if fast {
-					s = i128(f)
 				}
 				y, ok := rqOf(&p.RQ, o, s)
 				if !ok {

@@ -3,6 +3,7 @@ package cpuref
 import (
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/waiops/waiops/refusal"
@@ -126,5 +127,95 @@ func TestConvTransposeAgainstBig(t *testing.T) {
 		if compared < 20 {
 			t.Errorf("wide %v: only %d cases fit i64", wide, compared)
 		}
+	}
+}
+
+// TestConvTransposePhasePaths puts one phase's bound on each side of the
+// i32 and i64 limits. 1-D, kw = 3, sw = 2, x = (x0, x1), Wt = (a, b, c):
+// phase 0 has the taps a and c (2 taps), phase 1 the tap b. The scatter
+// form gives (a·x0, b·x0, c·x0 + a·x1, b·x1, c·x1).
+func TestConvTransposePhasePaths(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		w, x  []int64
+		shift uint8
+		paths []convPath
+		want  []int64
+	}{
+		// Phase 0: (2^30 + 2^30 − 1)·1 = 2^31 − 1, lanes.
+		{"2^31 − 1", []int64{1 << 30, 5, 1<<30 - 1}, []int64{1, -1}, 0, []convPath{pathLanes, pathLanes},
+			[]int64{1 << 30, 5, -1, -5, -(1<<30 - 1)}},
+		// Phase 0: 2^32 − 2, i64; phase 1: 10, lanes.
+		{"2^32 − 2", []int64{1 << 30, 5, 1<<30 - 1}, []int64{2, -2}, 0, []convPath{pathI64, pathLanes},
+			[]int64{1 << 31, 10, -2, -10, -(1<<31 - 2)}},
+		// Phase 0: (2^62 + 2^62 − 1)·1 = 2^63 − 1, i64: out[2] = 2^63 − 1.
+		{"2^63 − 1", []int64{1 << 62, 5, 1<<62 - 1}, []int64{1, 1}, 0, []convPath{pathI64, pathLanes},
+			[]int64{1 << 62, 5, 1<<63 - 1, 5, 1<<62 - 1}},
+		// x doubled: 2^64 − 2, the exact path; shift 1 floors out[2] =
+		// (2^64 − 2)/2 = 2^63 − 1 and out[1] = 10/2 = 5.
+		{"2^64 − 2", []int64{1 << 62, 5, 1<<62 - 1}, []int64{2, 2}, 1, []convPath{pathExact, pathLanes},
+			[]int64{1 << 62, 5, 1<<63 - 1, 5, 1<<62 - 1}},
+	} {
+		p := &whg1.ConvT{Cout: 1, KH: 1, KW: 3, SH: 1, SW: 2,
+			RQ: whg1.RQ{SKind: 1, Shift: []uint8{c.shift}}, W: c.w}
+		k := newConvT(p, 1)
+		x := tn(1, 1, 2, c.x...)
+		if got := k.paths(x); !slices.Equal(got, c.paths) {
+			t.Errorf("%s: paths %v, want %v", c.name, got, c.paths)
+		}
+		out := like(1, 1, 5)
+		noErr(t, c.name, k.run(x, out))
+		expect(t, c.name, out, c.want...)
+	}
+}
+
+// TestConvTransposePhasesAgainstGather compares the phase form with the
+// gather form (convTExact, itself checked against math/big above) on
+// larger random cases, big enough to split rows across goroutines, with
+// i8 values (lanes), i24 values (i64: a phase's bound passes i32) and
+// shapes where whole phases have no tap or run past Z_ρ.
+func TestConvTransposePhasesAgainstGather(t *testing.T) {
+	r := rand.New(rand.NewPCG(33, 34))
+	seen := map[convPath]int{}
+	for n := range 24 {
+		bits := []int{8, 24}[n%2]
+		val := func() int64 { return r.Int64N(1<<bits) - 1<<(bits-1) }
+		cin, cout := 1+r.IntN(16), 1+r.IntN(16)
+		p := &whg1.ConvT{Cout: uint32(cout), KH: uint32(1 + r.IntN(5)), KW: uint32(1 + r.IntN(5)),
+			SH: uint32(1 + r.IntN(3)), SW: uint32(1 + r.IntN(3)), PH: uint32(r.IntN(3)), PW: uint32(r.IntN(3)),
+			OPH: uint32(r.IntN(4)), OPW: uint32(r.IntN(4)),
+			RQ: randRQ(r, cout, func() uint8 { return uint8(r.IntN(20)) }, func() int64 { return r.Int64N(1<<20) - 1<<19 })}
+		if n < 4 {
+			*p = whg1.ConvT{Cout: uint32(cout), KH: 3, KW: 3, SH: 2, SW: 2, PH: 1, PW: 1, OPH: 1, OPW: 1, RQ: p.RQ}
+		}
+		H, W := 1+r.IntN(24), 1+r.IntN(24)
+		ho := (H-1)*int(p.SH) + int(p.KH+p.OPH) - 2*int(p.PH)
+		wo := (W-1)*int(p.SW) + int(p.KW+p.OPW) - 2*int(p.PW)
+		if ho < 1 || wo < 1 {
+			continue
+		}
+		p.W = make([]int64, cin*cout*int(p.KH*p.KW))
+		for i := range p.W {
+			p.W[i] = val()
+		}
+		x := tensor.New(tensor.Shape{C: cin, H: H, W: W})
+		for i := range x.Data {
+			x.Data[i] = val()
+		}
+		k := newConvT(p, cin)
+		for _, path := range k.paths(x) {
+			seen[path]++
+		}
+		got, want := like(cout, ho, wo), like(cout, ho, wo)
+		err := k.run(x, got)
+		if werr := convTExact(k, x, want); werr != nil {
+			expectRefusal(t, "conv_transpose past i64", err, refusal.ModelMismatch)
+			continue
+		}
+		noErr(t, "conv_transpose", err)
+		expect(t, "conv_transpose phases", got, want.Data...)
+	}
+	if seen[pathLanes] == 0 || seen[pathI64] == 0 {
+		t.Errorf("paths taken %v: want both lanes and i64", seen)
 	}
 }

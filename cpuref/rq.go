@@ -1,6 +1,8 @@
 package cpuref
 
 import (
+	"math/bits"
+
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/whg1"
 )
@@ -71,4 +73,68 @@ func rqOf(r *whg1.RQ, o int, v int128) (int64, bool) {
 		return 0, false
 	}
 	return int64(y.lo), true
+}
+
+// rqRow writes rq_o(v) (rqOf) of each sum v in src into dst, for one
+// channel o; ok is false when one of them is outside acc64. With
+// T = max|v| + |pre bias|, when T·|mult| ≤ 2^62 and shift ≤ 62 every t and
+// p lies in [−2^62, 2^62] (§6: "rq.p MAY be formed in 64 bits wherever its
+// interval fits i64"), and so does p + 2^(s−1): the whole row is formed in
+// int64, with only y = q + post bias checked for overflow. Otherwise each
+// value goes through rqOf.
+func rqRow(r *whg1.RQ, o int, src, dst []int64) bool {
+	dst = dst[:len(src)]
+	if !rqFits64(r, o, maxAbs(src)) {
+		for i, v := range src {
+			y, ok := rqOf(r, o, i128(v))
+			if !ok {
+				return false
+			}
+			dst[i] = y
+		}
+		return true
+	}
+	pre, m, s, post := r.PreOf(o), r.MultOf(o), r.ShiftOf(o), r.PostOf(o)
+	var h int64 // 2^(s−1), the half of the rounding
+	if s > 0 && r.Round != whg1.Floor {
+		h = 1 << (s - 1)
+	}
+	bad := false
+	for i, v := range src {
+		p := (v + pre) * m // |p| ≤ T·|mult| ≤ 2^62
+		var q int64
+		switch {
+		case r.Round == whg1.HalfEven && h != 0:
+			// §2 R_half_even: q + 1 when the remainder passes the
+			// half, or equals it and q is odd.
+			q = p >> s
+			rem := p - q<<s // p mod 2^s, in [0, 2^s)
+			if rem > h || (rem == h && q&1 == 1) {
+				q++
+			}
+		default:
+			// §2 R_half_up = ⌊(p + 2^(s−1)) / 2^s⌋; floor is h = 0.
+			q = (p + h) >> s
+		}
+		y := q + post
+		bad = bad || (q^y)&(post^y) < 0 // the sum's sign differs from both: it wrapped
+		dst[i] = y
+	}
+	return !bad
+}
+
+// absU is |v| as an unsigned value (2^63 for −2^63).
+func absU(v int64) uint64 {
+	if v < 0 {
+		return -uint64(v)
+	}
+	return uint64(v)
+}
+
+// rqFits64 says whether rqRow may form rq_o in int64 for sums of magnitude
+// at most X: T = X + |pre| ≤ 2^62, T·|mult| ≤ 2^62 and shift ≤ 62.
+func rqFits64(r *whg1.RQ, o int, X uint64) bool {
+	P := absU(r.PreOf(o))
+	hi, lo := bits.Mul64(X+P, absU(r.MultOf(o))) // X + P ≤ 2^63: no wrap when both are ≤ 2^62
+	return X <= 1<<62 && P <= 1<<62 && X+P <= 1<<62 && hi == 0 && lo <= 1<<62 && r.ShiftOf(o) <= 62
 }

@@ -3,6 +3,7 @@ package cpuref
 import (
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/waiops/waiops/whg1"
@@ -141,5 +142,82 @@ func TestRQHand(t *testing.T) {
 				t.Errorf("%s round %d: got %d %v, want %d", c.name, rd, got, ok, want)
 			}
 		}
+	}
+}
+
+// TestRQRowAgainstRQOf compares the int64 row form of rq with the 128-bit
+// rqOf on random rows whose magnitudes straddle the 2^62 bound where
+// rqRow switches paths, and on the bound itself.
+func TestRQRowAgainstRQOf(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	mag := func() int64 { // a magnitude of 0..63 bits, either sign
+		v := int64(r.Uint64() >> r.IntN(64))
+		if r.IntN(2) == 0 {
+			return -v
+		}
+		return v
+	}
+	fast := 0
+	for n := range 20000 {
+		q := randRQ(r, 2, func() uint8 { return uint8(r.IntN(70)) }, mag)
+		o := r.IntN(2)
+		src := make([]int64, 1+r.IntN(6))
+		for i := range src {
+			src[i] = mag()
+			if n%7 == 0 {
+				src[i] = src[i] >> 40 // small sums with the large rq values
+			}
+		}
+		if rqFits64(&q, o, maxAbs(src)) {
+			fast++
+		}
+		got := make([]int64, len(src))
+		ok := rqRow(&q, o, src, got)
+		want := make([]int64, len(src))
+		wok := true
+		for i, v := range src {
+			var vok bool
+			want[i], vok = rqOf(&q, o, i128(v))
+			wok = wok && vok
+		}
+		if ok != wok || (ok && !slices.Equal(got, want)) {
+			t.Fatalf("rq %+v o %d src %v: rqRow %v (ok %v), rqOf %v (ok %v)", q, o, src, got, ok, want, wok)
+		}
+	}
+	if fast < 2000 {
+		t.Errorf("only %d rows on the int64 path", fast)
+	}
+
+	// At the bound: T = X + |pre| = 2^62 with mult ±1 is int64; one more,
+	// or mult 2, is not. Post bias 2^63 − 1 − 2^61 puts y at i64's top.
+	for _, c := range []struct {
+		v, pre, mult int64
+		fits         bool
+	}{
+		{1<<62 - 5, 5, 1, true},
+		{-(1<<62 - 5), -5, -1, true},
+		{1<<62 - 4, 5, 1, false},
+		{1 << 61, 0, 2, true},
+		{1<<61 + 1, 0, 2, false},
+		{1 << 62, 0, 0, true},
+	} {
+		q := whg1.RQ{Round: whg1.HalfUp, Bias: whg1.PreBias, BiasV: []int64{c.pre}, MKind: 1, Mult: []int64{c.mult}, SKind: 1, Shift: []uint8{1}}
+		if got := rqFits64(&q, 0, absU(c.v)); got != c.fits {
+			t.Errorf("v %d pre %d mult %d: fits %v, want %v", c.v, c.pre, c.mult, got, c.fits)
+		}
+		got := make([]int64, 1)
+		ok := rqRow(&q, 0, []int64{c.v}, got)
+		want, wok := rqOf(&q, 0, i128(c.v))
+		if ok != wok || got[0] != want {
+			t.Errorf("v %d pre %d mult %d: rqRow %d %v, rqOf %d %v", c.v, c.pre, c.mult, got[0], ok, want, wok)
+		}
+	}
+	// y = q + post passing i64 on the int64 path: 2^61 + (2^63 − 2^61) = 2^63.
+	q := whg1.RQ{Bias: whg1.PostBias, BiasV: []int64{1<<63 - 1<<61}, SKind: 1, Shift: []uint8{0}}
+	if rqRow(&q, 0, []int64{1 << 61}, make([]int64, 1)) {
+		t.Error("y = 2^63 did not refuse")
+	}
+	if got := make([]int64, 1); !rqRow(&q, 0, []int64{1<<61 - 1}, got) || got[0] != 1<<63-1 {
+		t.Errorf("y = 2^63 − 1: %d", got[0])
 	}
 }

@@ -16,10 +16,13 @@ import (
 
 // DefaultMinWork is the work (multiply-accumulates, or elements for an
 // operator without a sum; see workOf) below which an acc32 run stays on the
-// CPU. Measured here (BenchmarkHybridCrossover, llvmpipe under Xvfb, 2
-// cores): a GPU run costs about 0.4 ms however small, in which the CPU
-// reference does about 2^19 MACs, so no GPU can win below 2^19; llvmpipe
-// itself never wins at any size (the crossover does not exist there).
+// CPU. Measured with BenchmarkHybridCrossover (an 8-channel 3×3 conv, Mesa
+// llvmpipe under Xvfb, 2 shared cores): a GPU run costs 0.5–0.9 ms however
+// small (upload, dispatch, download), in which the CPU reference does
+// 0.6–1.0 G MAC/s × 0.7 ms ≈ 2^19 MACs, so no GPU with that round trip can
+// win below 2^19. On llvmpipe itself the GPU never wins: 0.1–0.2 G MAC/s
+// against the CPU's 0.6–1.0 from 2^11 to 2^23 MACs, so there is no
+// crossover there, and the hybrid stays opt-in.
 const DefaultMinWork = 1 << 19
 
 // HybridFabric is the hybrid acc64 fabric (issue 6 item 5): an acc64

@@ -213,7 +213,7 @@ func TestWorkOf(t *testing.T) {
 // with outputs t3 and t2. It declares no sizes.
 var stateGraph = whg1.Encode(&whg1.Graph{
 	Version: 1, OpSet: 1, MaxElems: 1 << 26,
-	Inputs: []whg1.Input{{Tensor: 0}, {Tensor: 1, Kind: whg1.StateInput, Src: 1, Init: 7}},
+	Inputs:  []whg1.Input{{Tensor: 0}, {Tensor: 1, Kind: whg1.StateInput, Src: 1, Init: 7}},
 	Outputs: []uint32{3, 2},
 	Tensors: []whg1.Tensor{
 		{Channels: 1, Exponent: whg1.NoExponent, Policy: whg1.Check, Lo: -100, Hi: 100},

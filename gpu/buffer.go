@@ -130,3 +130,15 @@ func (d *Device) elementwise(k kernel, n int) error {
 	k.groups = (n + localSize - 1) / localSize
 	return d.dispatch(k)
 }
+
+// glError reports the first GL error raised since the last check: a
+// buffer the driver could not allocate (GL_OUT_OF_MEMORY) leaves nothing to
+// compute with, and must not pass for a result.
+func glError(during string) error {
+	if e := gl.GetError(); e != gl.NO_ERROR {
+		for gl.GetError() != gl.NO_ERROR {
+		}
+		return fmt.Errorf("gpu: GL error 0x%04x during %s", e, during)
+	}
+	return nil
+}

@@ -84,9 +84,13 @@ func (d *Device) Load(b []byte) (*Program, error) {
 				p.prm[i] = d.upload(op.prm)
 			}
 		}
-		return nil
+		return glError("uploading parameters")
 	})
-	return p, err
+	if err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
 }
 
 // Graph is the loaded graph.
@@ -197,11 +201,14 @@ func (p *Program) run(pl *whg1.Plan, host [][]int32) ([][]int32, error) {
 			}
 		}
 	}
+	if err := glError("a decode"); err != nil {
+		return nil, err
+	}
 	outs := make([][]int32, len(g.Outputs))
 	for k, t := range g.Outputs {
 		outs[k] = d.download(vals[t])
 	}
-	return outs, nil
+	return outs, glError("reading the outputs back")
 }
 
 // policy applies an operator output's policy on the device (§3). Under

@@ -78,6 +78,9 @@ type Run struct {
 type HybridProgram struct {
 	g    *whg1.Graph
 	runs []hybridRun
+	// drop[i] lists the tensors no run after run i reads and no output
+	// names: a decode lets go of them once run i has run.
+	drop [][]uint32
 }
 
 // hybridRun is one run loaded as a sub-graph: in and out are the original
@@ -129,11 +132,28 @@ func (h *HybridFabric) Load(b []byte) (whg1.Decoder, *whg1.Graph, error) {
 		p.runs = append(p.runs, hr)
 	}
 	cpu := NewCPU()
+	last := make([]int, len(g.Tensors)) // the last run that reads or makes each tensor
+	for i := range last {
+		last[i] = -1
+	}
 	for i := range p.runs {
-		if r := &p.runs[i]; r.dec == nil {
+		r := &p.runs[i]
+		if r.dec == nil {
 			if err := r.load(cpu, g, gb, declared); err != nil {
 				return nil, nil, fmt.Errorf("hybrid: ops %d–%d on the CPU: %w", r.First, r.End-1, err)
 			}
+		}
+		for _, t := range slices.Concat(r.in, r.out) {
+			last[t] = i
+		}
+	}
+	for _, t := range g.Outputs {
+		last[t] = len(p.runs)
+	}
+	p.drop = make([][]uint32, len(p.runs))
+	for t, i := range last {
+		if i >= 0 && i < len(p.runs) {
+			p.drop[i] = append(p.drop[i], uint32(t))
 		}
 	}
 	return p, g, nil
@@ -341,7 +361,7 @@ func (p *HybridProgram) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T
 		}
 		vals[rec.Tensor] = v
 	}
-	for _, r := range p.runs {
+	for i, r := range p.runs {
 		in := make([]*tensor.T, len(r.in))
 		for k, t := range r.in {
 			in[k] = vals[t]
@@ -356,6 +376,9 @@ func (p *HybridProgram) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T
 		}
 		for k, t := range r.out {
 			vals[t] = out[k]
+		}
+		for _, t := range p.drop[i] {
+			vals[t] = nil
 		}
 	}
 	res := make([]*tensor.T, len(g.Outputs))

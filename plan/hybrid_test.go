@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/waiops/waiops/certify"
@@ -396,5 +397,37 @@ func TestHybridAcc64Vectors(t *testing.T) {
 		if r.Passed == 0 {
 			t.Fatal("no acc64 vector ran")
 		}
+	}
+}
+
+// wideScalarGraph is relu(x) with a scalar of range [−2^40, 2^40] that no
+// operator reads, and x itself as a second output. The relu fits acc32, but
+// its sub-graph carries the scalar table, so it does not meet acc32 on its
+// own (§7.2 condition 1) and runs on the CPU.
+var wideScalarGraph = whg1.Encode(&whg1.Graph{
+	Version: 1, OpSet: 1, MaxElems: 1 << 26,
+	Scalars: []whg1.Scalar{{Lo: -1 << 40, Hi: 1 << 40}},
+	Inputs:  []whg1.Input{{Tensor: 0, MaxH: 1, MaxW: 4}},
+	Outputs: []uint32{1, 0},
+	Tensors: []whg1.Tensor{{Channels: 1, Exponent: whg1.NoExponent, Policy: whg1.Clamp, Lo: -9, Hi: 9}, derived(1)},
+	Ops:     []whg1.Op{{Code: whg1.OpRelu, In: []uint32{0}, Out: []uint32{1}}},
+})
+
+func TestHybridFallsBackWhenRunMissesAcc32(t *testing.T) {
+	for _, gpu := range acc32Fabrics(t) {
+		p := loadHybrid(t, gpu, 0, wideScalarGraph)
+		r := p.Runs()
+		if len(r) != 1 || r[0].Fabric != "cpu" || !r[0].Acc32 || !strings.Contains(r[0].Why, "model_mismatch") {
+			t.Fatalf("runs %+v, want one acc32 run on the CPU, refused by the acc32 load", r)
+		}
+		// x = [−20, −1, 3, 20] clamps to [−9, −1, 3, 9]; relu [0, 0, 3, 9].
+		out, err := p.Decode(in4(-20, -1, 3, 20), []int64{1 << 40})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(out[0].Data, []int64{0, 0, 3, 9}) || !slices.Equal(out[1].Data, []int64{-9, -1, 3, 9}) {
+			t.Fatalf("outputs %v %v", out[0].Data, out[1].Data)
+		}
+		equalsCPU(t, p, wideScalarGraph, in4(-20, -1, 3, 20), []int64{-1 << 40})
 	}
 }

@@ -16,39 +16,115 @@ import (
 //	out = ⌊x_i·r_i / 2^frac⌋
 //
 // igdn.x2 = x_j² (≤ 2^126), igdn.gx2 = γ·x² (class product), igdn.term,
-// igdn.N and igdn.xr are 128-bit, except where igdnFits proves that int64
-// holds every x², γ·x², term and partial sum of N for this input.
+// igdn.N and igdn.xr are 128-bit (igdnWide), except where igdnFits proves
+// that int64 holds every x², γ·x², term and partial sum of N for this
+// input (igdnBlock). Positions are independent, so they are split across
+// goroutines (§6: outputs partitioned).
 func igdn(p *whg1.IGDN, in, out *tensor.T) error {
 	C, n := in.Shape.C, in.Shape.H*in.Shape.W
-	fast := igdnFits(p, C, maxAbs(in.Data))
-	x2 := make([]int128, C)
-	x2f := make([]int64, C)
-	gf := min(uint(p.GF), 63)
-	for pos := range n {
-		for j := range C {
-			v := in.Data[j*n+pos]
-			if fast {
-				x2f[j] = v * v
-			} else {
-				x2[j] = mul64(v, v)
+	f := igdnWide
+	if igdnFits(p, C, maxAbs(in.Data)) {
+		f = igdnBlock
+	}
+	blocks := (n + igdnSpan - 1) / igdnSpan
+	return parallelRows(0, blocks, C*C*igdnSpan, func(b0, b1 int) error {
+		return f(p, in, out, b0*igdnSpan, min(n, b1*igdnSpan))
+	})
+}
+
+// igdnSpan is the positions igdnBlock takes at once: C rows of x² of this
+// length stay in cache while every output channel reads them.
+const igdnSpan = 256
+
+// igdnBlock is igdn at positions [p0, p1) in int64 (igdnFits holds). For
+// each output channel i it accumulates N_i over a run of positions, one
+// input channel j at a time, so the inner loop runs along contiguous
+// memory. Bounds: |x| ≤ 2^31 − 1, so x² ≤ 2^62; every γ·x², term and partial
+// sum of N lies within igdnFits' row bound ≤ 2^63 − 1; an arithmetic shift
+// of γ·x² is its floor (§2), and for gf ≥ 63 the shift by 63 (0 or −1)
+// equals the floor because |γ·x²| < 2^63. r = isqrt(N) ≤ isqrt(2^63 − 1) <
+// 2^32, so |x·r| < 2^63 and y = ⌊x·r / 2^frac⌋ is the shift by min(frac,
+// 63) for the same reason.
+func igdnBlock(p *whg1.IGDN, in, out *tensor.T, p0, p1 int) error {
+	C, n, m := in.Shape.C, in.Shape.H*in.Shape.W, p1-p0
+	gf, frac := min(uint(p.GF), 63), min(uint(p.Frac), 63)
+	x2 := make([]int64, C*m)
+	for j := range C {
+		src, dst := in.Data[j*n+p0:][:m], x2[j*m:][:m]
+		for t, v := range src {
+			dst[t] = v * v
+		}
+	}
+	N := make([]int64, m)
+	for i := range C {
+		for t := range N {
+			N[t] = p.Beta[i]
+		}
+		b := floored4{s: gf}
+		for j, g := range p.Gamma[i*C : (i+1)*C] {
+			if g != 0 { // a zero term (§6 may skip it): ⌊0 / 2^gf⌋ = 0
+				b.add(N, g, x2[j*m:][:m])
 			}
 		}
+		b.flush(N)
+		src, dst := in.Data[i*n+p0:][:m], out.Data[i*n+p0:][:m]
+		for t, s := range N {
+			var r int64
+			if s > 0 {
+				r = int64(isqrt128(0, uint64(s)))
+			}
+			dst[t] = (src[t] * r) >> (frac & 63)
+		}
+	}
+	return nil
+}
+
+// floored4 is taps4 for igdn's terms: it adds ⌊g_k·r_k[t] / 2^s⌋ (each
+// product floored by an arithmetic shift, s ≤ 63) four at a time into a[t].
+// It is a type of its own so that conv's loop carries no shift.
+type floored4 struct {
+	g [4]int64
+	r [4][]int64
+	n int
+	s uint
+}
+
+func (b *floored4) add(a []int64, g int64, r []int64) {
+	b.g[b.n], b.r[b.n] = g, r
+	if b.n++; b.n == 4 {
+		b.flush(a)
+	}
+}
+
+// flush adds the queued terms into a; an empty slot is γ = 0, a zero term.
+func (b *floored4) flush(a []int64) {
+	if b.n == 0 {
+		return
+	}
+	for k := b.n; k < 4; k++ {
+		b.g[k], b.r[k] = 0, b.r[0]
+	}
+	b.n = 0
+	s := b.s & 63 // s ≤ 63 already; the mask lets the shifts compile plain
+	g0, g1, g2, g3 := b.g[0], b.g[1], b.g[2], b.g[3]
+	r0, r1, r2, r3 := b.r[0][:len(a)], b.r[1][:len(a)], b.r[2][:len(a)], b.r[3][:len(a)]
+	for t := range a {
+		a[t] += (g0*r0[t])>>s + (g1*r1[t])>>s + (g2*r2[t])>>s + (g3*r3[t])>>s
+	}
+}
+
+// igdnWide is igdn at positions [p0, p1) with the 128-bit intermediates.
+func igdnWide(p *whg1.IGDN, in, out *tensor.T, p0, p1 int) error {
+	C, n := in.Shape.C, in.Shape.H*in.Shape.W
+	x2 := make([]int128, C)
+	for pos := p0; pos < p1; pos++ {
+		for j := range C {
+			x2[j] = mul64(in.Data[j*n+pos], in.Data[j*n+pos])
+		}
 		for i := range C {
-			row := p.Gamma[i*C : (i+1)*C]
-			var N int128
-			if fast {
-				// |γ·x²| < 2^63, so ⌊γ·x² / 2^gf⌋ for gf ≥ 63 is the
-				// shift by 63 (0 or −1), like the shift by gf.
-				s := p.Beta[i]
-				for j, g := range row {
-					s += (g * x2f[j]) >> gf
-				}
-				N = i128(s)
-			} else {
-				var ok bool
-				if N, ok = igdnNorm(p.Beta[i], row, x2, uint(p.GF)); !ok {
-					return outside("igdn")
-				}
+			N, ok := igdnNorm(p.Beta[i], p.Gamma[i*C:(i+1)*C], x2, uint(p.GF))
+			if !ok {
+				return outside("igdn")
 			}
 			var r uint64
 			if !N.neg() {

@@ -278,3 +278,70 @@ func TestLayerNormAgainstBig(t *testing.T) {
 		}
 	}
 }
+
+// TestIGDNFitsEdges puts igdnFits' bound at its edge and one past it and
+// checks the switch and the values (math/big) on both sides: C = 1, γ = 1,
+// gf = 0, x = ±X: the row bound is |β| + X² + 1.
+func TestIGDNFitsEdges(t *testing.T) {
+	const X = 1<<31 - 1
+	for _, c := range []struct {
+		name string
+		x    int64
+		beta int64
+		fits bool
+	}{
+		{"bound 2^63 − 1", X, 1<<63 - 2 - X*X, true},
+		{"bound 2^63", X, 1<<63 - 1 - X*X, false},
+		{"β negative at the bound", X, -(1<<63 - 2 - X*X), true},
+		{"x = −2^31", -1 << 31, 0, false},
+	} {
+		p := &whg1.IGDN{Gamma: []int64{1}, Beta: []int64{c.beta}}
+		if got := igdnFits(p, 1, absU(c.x)); got != c.fits {
+			t.Errorf("%s: fits %v, want %v", c.name, got, c.fits)
+		}
+		for _, frac := range []uint32{0, 31, 63, 100} {
+			p.Frac = frac
+			x := tn(1, 1, 2, c.x, -c.x)
+			out := like(1, 1, 2)
+			err := igdn(p, x, out)
+			want, ok := bigIGDN(p, x)
+			if !ok {
+				expectRefusal(t, c.name, err, refusal.ModelMismatch)
+				continue
+			}
+			noErr(t, c.name, err)
+			expect(t, c.name, out, want...)
+		}
+	}
+}
+
+// TestIGDNBlockAgainstWide compares the int64 blocked path with the 128-bit
+// per-position path (igdnWide, checked against math/big above) on planes
+// of up to 40×40 positions, so that runs cross igdnSpan and split across
+// goroutines, with γ of either sign and shifts past 63.
+func TestIGDNBlockAgainstWide(t *testing.T) {
+	r := rand.New(rand.NewPCG(35, 36))
+	for n := range 30 {
+		bitsX := []int{8, 16, 24}[n%3]
+		val := func(b int) int64 { return r.Int64N(1<<b) - 1<<(b-1) }
+		C := 1 + r.IntN(20)
+		p := &whg1.IGDN{GF: uint32(r.IntN(70)), Frac: uint32(r.IntN(70))}
+		for range C * C {
+			p.Gamma = append(p.Gamma, val(14)*int64(r.IntN(2))) // half of them zero
+		}
+		for range C {
+			p.Beta = append(p.Beta, val(30))
+		}
+		x := tensor.New(tensor.Shape{C: C, H: 1 + r.IntN(40), W: 1 + r.IntN(40)})
+		for i := range x.Data {
+			x.Data[i] = val(bitsX)
+		}
+		if !igdnFits(p, C, maxAbs(x.Data)) {
+			t.Fatalf("case %d: not on the int64 path", n)
+		}
+		got, want := tensor.New(x.Shape), tensor.New(x.Shape)
+		noErr(t, "igdn", igdn(p, x, got))
+		noErr(t, "igdnWide", igdnWide(p, x, want, 0, x.Shape.H*x.Shape.W))
+		expect(t, "igdn blocks", got, want.Data...)
+	}
+}

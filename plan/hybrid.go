@@ -125,7 +125,7 @@ func (h *HybridFabric) Load(b []byte) (whg1.Decoder, *whg1.Graph, error) {
 			hr.Fabric = "cpu"
 			if n := len(p.runs); n > 0 && p.runs[n-1].dec == nil {
 				p.runs[n-1].End = r.End // join the CPU run before it
-				p.runs[n-1].Acc32, p.runs[n-1].Why = false, ""
+				p.runs[n-1].Acc32, p.runs[n-1].Work, p.runs[n-1].Why = false, 0, ""
 				continue
 			}
 		}

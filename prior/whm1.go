@@ -245,13 +245,13 @@ func (whm1) native(slots []slot, vals [][]int64) []byte {
 	out := appendInts([]byte("WHM1"), 4, vals[0]...)
 	nLayers := 0
 	for _, s := range slots {
-		if _, tag := kindOf(s.name); tag >= 0 {
+		if kindTag(s.name) >= 0 {
 			nLayers++
 		}
 	}
 	out = appendInts(out, 4, int64(nLayers))
 	for i := 1; i < len(slots); i++ {
-		_, tag := kindOf(slots[i].name)
+		tag := kindTag(slots[i].name)
 		if tag < 0 {
 			continue
 		}
@@ -274,12 +274,7 @@ func (whm1) native(slots []slot, vals [][]int64) []byte {
 	return out
 }
 
-// kindOf returns the kind and tag a slot's name names, or tag −1.
-func kindOf(name string) (string, int) {
-	for tag, k := range whmKind {
-		if strings.HasSuffix(name, "."+k) {
-			return k, tag
-		}
-	}
-	return "", -1
+// kindTag returns the tag of the kind a slot's name ends in, or −1.
+func kindTag(name string) int {
+	return slices.Index(whmKind[:], name[strings.LastIndexByte(name, '.')+1:])
 }

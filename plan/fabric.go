@@ -11,7 +11,7 @@ import "github.com/waiops/waiops/whg1"
 
 // Fabric is one operator implementation on one device.
 type Fabric interface {
-	// Name is "cpu" or "gpu".
+	// Name is "cpu", "gpu" or "hybrid".
 	Name() string
 	// Profile is the profile the fabric implements: "acc64" or "acc32".
 	Profile() string

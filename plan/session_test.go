@@ -69,7 +69,7 @@ func TestCPUSessionDecodes(t *testing.T) {
 		t.Fatalf("fabric %s", g.Fabric.Name())
 	}
 	// relu(2x): [-2^30, -1, 7, 2^30] → [0, 0, 14, 2^31].
-	out, err := g.Decode(in4(-(1 << 30), -1, 7, 1<<30), nil)
+	out, err := g.Decode(in4(-(1<<30), -1, 7, 1<<30), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func (p *paths) Set(s string) error { *p = append(*p, s); return nil }
 // is not 0.
 func conformCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("conform", stderr)
-	fabric := fs.String("fabric", "cpu", "cpu, gpu, or auto (every fabric present)")
+	fabric := fs.String("fabric", "cpu", "cpu, gpu, hybrid (acc64 split between GPU and CPU), or auto (every fabric present)")
 	var vpaths paths
 	fs.Var(&vpaths, "vectors", "a vector file or directory (repeatable, and any further arguments are more; default the repository's vectors/)")
 	report := fs.String("report", "", "write conformance.json and conformance.html here (one subdirectory per fabric when several run)")

@@ -67,7 +67,7 @@ func gram(p *whg1.Contraction, a, b, out *tensor.T) error {
 				}
 				dst[j] = y
 			}
-			if fast && !rqRow(&p.RQ, ch, row, dst) {
+			if fast && !rqRow(&p.RQ, ch, maxAbs(row), row, dst) {
 				return outside("gram")
 			}
 		}
@@ -102,7 +102,7 @@ func apply(p *whg1.Contraction, a, v, out *tensor.T) error {
 					}
 				}
 				b.flush(acc)
-				if !rqRow(&p.RQ, ch, acc, dst) {
+				if !rqRow(&p.RQ, ch, maxAbs(acc), acc, dst) {
 					return outside("apply")
 				}
 				continue

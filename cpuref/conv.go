@@ -74,7 +74,8 @@ func addAbs(s int128, w int64) int128 {
 func maxAbs(data []int64) uint64 {
 	var m uint64
 	for _, v := range data {
-		m = max(m, absU(v))
+		s := v >> 63                // 0 or −1
+		m = max(m, uint64((v^s)-s)) // |v| without a branch
 	}
 	return m
 }
@@ -110,15 +111,15 @@ const (
 	pathExact
 )
 
-// choose picks the narrowest path whose bounds hold for this input. The
+// choose picks the narrowest path whose bounds hold for an input of width
+// W with max|x| = X. The
 // lanes path also needs its packed rows (⌈Wo/2⌉ + kw − 1 words, Wo =
 // W + 2pw − kw + 1 at stride 1) to be at most 2W long, so that a kernel far
 // wider than its input cannot make the packed copy outgrow the input.
-func (k *convKernel) choose(x *tensor.T) convPath {
-	X := maxAbs(x.Data)
+func (k *convKernel) choose(X uint64, W int) convPath {
 	_, ok := maxScaled(k.wsum, X)
 	bc, okc := maxScaled(k.wci, X)
-	W, pw, kw := x.Shape.W, int(k.p.PW), int(k.p.KW)
+	pw, kw := int(k.p.PW), int(k.p.KW)
 	switch {
 	case ok && okc && bc <= 1<<31-1 && X <= 1<<31-1 && k.p.SW == 1 && (W+2*pw-kw+2)/2+kw-1 <= 2*W:
 		return pathLanes
@@ -149,18 +150,20 @@ func (k *convKernel) chunks(X int64) [][]int {
 }
 
 func (k *convKernel) run(x, out *tensor.T) error {
-	path := k.choose(x)
+	X := maxAbs(x.Data)
+	path := k.choose(X, x.Shape.W)
 	if path == pathExact {
 		return convExact(k, x, out)
 	}
+	B, _ := maxScaled(k.wsum, X) // ≥ every |sum| (convKernel doc)
 	Ho, Wo := out.Shape.H, out.Shape.W
 	put := func(o, oy int, sums []int64) error {
-		if !rqRow(&k.p.RQ, o, sums, out.Data[(o*Ho+oy)*Wo:][:Wo]) {
+		if !rqRow(&k.p.RQ, o, uint64(B), sums, out.Data[(o*Ho+oy)*Wo:][:Wo]) {
 			return outside("conv")
 		}
 		return nil
 	}
-	return k.rows(path, x, Wo, 0, Ho, put)
+	return k.rows(path, x, X, Wo, 0, Ho, put)
 }
 
 // rowSink takes the exact sums of output row oy of channel o, one per
@@ -169,13 +172,13 @@ func (k *convKernel) run(x, out *tensor.T) error {
 type rowSink func(o, oy int, sums []int64) error
 
 // rows computes output rows [y0, y1) (Wo columns each) on path (lanes or
-// i64, which choose picked for x) and hands each channel's row of sums to
+// i64, which choose picked for x, whose max|x| is X) and hands each channel's row of sums to
 // put, with the rows split across goroutines.
-func (k *convKernel) rows(path convPath, x *tensor.T, Wo, y0, y1 int, put rowSink) error {
+func (k *convKernel) rows(path convPath, x *tensor.T, X uint64, Wo, y0, y1 int, put rowSink) error {
 	work := int(k.p.Cout) * k.taps * Wo
 	if path == pathLanes {
 		pk := k.pack(x, Wo)
-		ends := k.chunks(int64(maxAbs(x.Data)))
+		ends := k.chunks(int64(X))
 		return parallelRows(y0, y1, work, func(a, b int) error {
 			return k.laneRows(pk, ends, x.Shape.H, Wo, a, b, put)
 		})
@@ -310,10 +313,15 @@ func (b *taps4) add(a []int64, w int64, r []int64) {
 	}
 }
 
-// flush adds the queued taps into a; an empty slot is a zero weight, a
-// zero term (§6: a zero term MAY be added).
+// flush adds the queued taps into a; one tap goes alone, and otherwise an
+// empty slot is a zero weight, a zero term (§6: a zero term MAY be added).
 func (b *taps4) flush(a []int64) {
-	if b.n == 0 {
+	switch b.n {
+	case 0:
+		return
+	case 1:
+		axpy(a, b.w[0], b.r[0], 0)
+		b.n = 0
 		return
 	}
 	for k := b.n; k < 4; k++ {
@@ -352,20 +360,22 @@ func (k *convKernel) pack(x *tensor.T, wo int) lanes {
 	pw, W := int(k.p.PW), x.Shape.W
 	half := (wo + 1) / 2
 	l := lanes{half: half, width: half + int(k.p.KW) - 1}
-	xpad := func(row []int64, v int) int64 {
-		if v -= pw; v >= 0 && v < W {
-			return row[v]
+	l.data = make([]int64, x.Shape.C*x.Shape.H*l.width) // zero: the padding
+	// Word t holds row[t − pw] for t in [pw, pw + W) and row[t + half − pw]
+	// for t in [pw − half, pw − half + W), each clipped to the row.
+	lo0, lo1 := min(pw, l.width), min(pw+W, l.width)
+	hi0, hi1 := max(0, pw-half), max(0, min(pw-half+W, l.width))
+	_ = parallelRows(0, x.Shape.C*x.Shape.H, l.width, func(r0, r1 int) error {
+		for r := r0; r < r1; r++ {
+			row, dst := x.Data[r*W:][:W], l.data[r*l.width:][:l.width]
+			copy(dst[lo0:lo1], row)
+			for t := hi0; t < hi1; t++ {
+				// |x| ≤ X ≤ 2^31 − 1 (choose), so the word is exact.
+				dst[t] += row[t+half-pw] * (1 << 32)
+			}
 		}
-		return 0
-	}
-	l.data = make([]int64, x.Shape.C*x.Shape.H*l.width)
-	for r := range x.Shape.C * x.Shape.H {
-		row, dst := x.Data[r*W:][:W], l.data[r*l.width:][:l.width]
-		for t := range dst {
-			// |xpad| ≤ X ≤ 2^31 − 1 (choose), so the word is exact.
-			dst[t] = xpad(row, t) + xpad(row, t+half)*(1<<32)
-		}
-	}
+		return nil
+	})
 	return l
 }
 
@@ -383,11 +393,9 @@ func (k *convKernel) laneRows(l lanes, ends [][]int, H, Wo, y0, y1 int, put rowS
 	wide := make([]int64, 2*l.half) // the low lanes, then the high lanes
 	for oy := y0; oy < y1; oy++ {
 		for o := range int(p.Cout) {
-			clear(acc)
-			clear(wide)
 			c0 := o / k.og * k.cg
 			ci := 0
-			for _, end := range ends[o] {
+			for chunk, end := range ends[o] {
 				var b taps4
 				for ; ci < end; ci++ {
 					for i := range kh {
@@ -404,12 +412,8 @@ func (k *convKernel) laneRows(l lanes, ends [][]int, H, Wo, y0, y1 int, put rowS
 					}
 				}
 				b.flush(acc)
-				for t, a := range acc {
-					lo := int64(int32(a))
-					wide[t] += lo // |partial sums| ≤ B ≤ 2^63 − 1
-					wide[l.half+t] += (a - lo) >> 32
-				}
-				clear(acc)
+				splitLanes(acc, wide[:l.half], wide[l.half:][:l.half], chunk == 0)
+				clear(acc) // acc is zero before each chunk
 			}
 			if err := put(o, oy, wide[:Wo]); err != nil {
 				return err
@@ -417,6 +421,25 @@ func (k *convKernel) laneRows(l lanes, ends [][]int, H, Wo, y0, y1 int, put rowS
 		}
 	}
 	return nil
+}
+
+// splitLanes splits each word a of acc into its lanes, S_a = the low 32
+// bits as an i32 and S_b = (a − S_a) / 2^32, and adds them into lo and hi
+// (stores them when first). |partial sums| ≤ B ≤ 2^63 − 1 (choose).
+func splitLanes(acc, lo, hi []int64, first bool) {
+	lo, hi = lo[:len(acc)], hi[:len(acc)]
+	if first {
+		for t, a := range acc {
+			lo[t] = int64(int32(a))
+			hi[t] = (a - lo[t]) >> 32
+		}
+		return
+	}
+	for t, a := range acc {
+		sa := int64(int32(a))
+		lo[t] += sa
+		hi[t] += (a - sa) >> 32
+	}
 }
 
 // rowTapsStrided is rowTaps for stride sw > 1: acc[ox] += w·row[ox·sw + j − pw].

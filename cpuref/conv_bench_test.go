@@ -36,7 +36,7 @@ func benchConv(b *testing.B, bits uint, path convPath) {
 	}
 	out := tensor.New(tensor.Shape{C: c, H: n, W: n})
 	k := newConv(p, c)
-	if got := k.choose(x); got != path {
+	if got := k.choose(maxAbs(x.Data), x.Shape.W); got != path {
 		b.Fatalf("path %d, want %d", got, path)
 	}
 	for b.Loop() {

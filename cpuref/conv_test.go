@@ -153,7 +153,7 @@ func TestConvPathsAgainstBig(t *testing.T) {
 		for n := 0; n < 150; n++ {
 			p, x, ho, wo := convCase(r, rg.w, rg.x, rg.shift, rg.rqv)
 			k := newConv(p, x.Shape.C)
-			path := k.choose(x)
+			path := k.choose(maxAbs(x.Data), x.Shape.W)
 			seen[path]++
 			want := rg.want
 			if want == pathLanes && path == pathI64 {
@@ -229,7 +229,7 @@ func TestConvPathBoundaries(t *testing.T) {
 		p := conv(c.w, c.shift, c.pw)
 		k := newConv(p, 1)
 		x := tn(1, 1, len(c.x), c.x...)
-		if got := k.choose(x); got != c.path {
+		if got := k.choose(maxAbs(x.Data), x.Shape.W); got != c.path {
 			t.Errorf("%s: path %d, want %d", c.name, got, c.path)
 		}
 		out := like(1, 1, len(c.x)+2*c.pw-len(c.w)+1)
@@ -271,7 +271,7 @@ func TestConvChunkedLanes(t *testing.T) {
 		RQ: whg1.RQ{SKind: 1, Shift: []uint8{0}}, W: []int64{1<<31 - 1, -(1<<31 - 1)}}
 	k := newConv(p, 2)
 	x := tn(2, 1, 2, 1, -1, -1, -1)
-	if got := k.choose(x); got != pathLanes {
+	if got := k.choose(maxAbs(x.Data), x.Shape.W); got != pathLanes {
 		t.Fatalf("path %d, want lanes", got)
 	}
 	if got := k.chunks(1); !slices.Equal(got[0], []int{1, 2}) {
@@ -297,8 +297,8 @@ func TestConvChunkedLanes(t *testing.T) {
 			x.Data[i] = r.Int64N(1<<21) - 1<<20
 		}
 		k := newConv(p, 8)
-		if k.choose(x) != pathLanes {
-			t.Fatalf("path %d, want lanes", k.choose(x))
+		if k.choose(maxAbs(x.Data), x.Shape.W) != pathLanes {
+			t.Fatalf("path %d, want lanes", k.choose(maxAbs(x.Data), x.Shape.W))
 		}
 		if len(k.chunks(int64(maxAbs(x.Data)))[0]) > 1 {
 			chunked++
@@ -316,5 +316,46 @@ func TestConvChunkedLanes(t *testing.T) {
 	}
 	if chunked == 0 {
 		t.Error("no case ran in more than one chunk")
+	}
+}
+
+// TestConvDepthwiseAgainstExact compares depthwise convolutions (groups =
+// cin = cout) on the lanes path (i8 values) and the i64 path (i24 values:
+// a channel's bound passes i32) with the 128-bit term-by-term path
+// (convExact, checked against math/big above), on planes large enough to
+// split rows across goroutines, with odd widths and padding up to 2.
+func TestConvDepthwiseAgainstExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(39, 40))
+	seen := map[convPath]int{}
+	for n := range 24 {
+		bits := []int{8, 24}[n%2]
+		val := func() int64 { return r.Int64N(1<<bits) - 1<<(bits-1) }
+		C := 1 + r.IntN(16)
+		k3 := uint32(1 + 2*r.IntN(2)) // 1 or 3
+		p := &whg1.Conv{Cout: uint32(C), KH: k3, KW: k3, SH: 1, SW: 1, PH: uint32(r.IntN(3)), PW: uint32(r.IntN(3)),
+			Groups: uint32(C), RQ: randRQ(r, C, func() uint8 { return uint8(r.IntN(16)) }, func() int64 { return r.Int64N(1<<16) - 1<<15 })}
+		p.W = make([]int64, C*int(k3*k3))
+		for i := range p.W {
+			p.W[i] = val()
+		}
+		x := tensor.New(tensor.Shape{C: C, H: 2 + r.IntN(40), W: 2 + r.IntN(40)})
+		for i := range x.Data {
+			x.Data[i] = val()
+		}
+		ho := x.Shape.H + 2*int(p.PH) - int(k3) + 1
+		wo := x.Shape.W + 2*int(p.PW) - int(k3) + 1
+		k := newConv(p, C)
+		seen[k.choose(maxAbs(x.Data), x.Shape.W)]++
+		got, want := like(C, ho, wo), like(C, ho, wo)
+		err := k.run(x, got)
+		if werr := convExact(k, x, want); werr != nil {
+			expectRefusal(t, "depthwise past i64", err, refusal.ModelMismatch)
+			continue
+		}
+		noErr(t, "depthwise", err)
+		expect(t, "depthwise", got, want.Data...)
+	}
+	if seen[pathLanes] == 0 || seen[pathI64] == 0 {
+		t.Errorf("paths taken %v: want both lanes and i64", seen)
 	}
 }

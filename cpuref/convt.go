@@ -64,13 +64,14 @@ func newConvT(p *whg1.ConvT, cin int) *convTKernel {
 	return k
 }
 
-// paths is the path each phase's convolution takes on x (pathLanes for a
-// phase with no tap, which computes nothing).
-func (k *convTKernel) paths(x *tensor.T) []convPath {
+// paths is the path each phase's convolution takes on an input of width W
+// with max|x| = X (pathLanes for a phase with no tap, which computes
+// nothing).
+func (k *convTKernel) paths(X uint64, W int) []convPath {
 	ps := make([]convPath, len(k.phases))
 	for i, c := range k.phases {
 		if c != nil {
-			ps[i] = c.choose(x)
+			ps[i] = c.choose(X, W)
 		}
 	}
 	return ps
@@ -90,7 +91,8 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 	H, W := x.Shape.H, x.Shape.W
 	sh, sw, cout := int(p.SH), int(p.SW), int(p.Cout)
 	Ho, Wo := out.Shape.H, out.Shape.W
-	paths := k.paths(x)
+	X := maxAbs(x.Data)
+	paths := k.paths(X, W)
 	for _, path := range paths {
 		if path == pathExact {
 			return convTExact(k, x, out)
@@ -113,8 +115,10 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 			}
 			c := k.phases[ry*sw+rx]
 			zh, zw := 0, 0 // Z_ρ's rows and columns
+			var B int64    // ≥ every |Z_ρ| (convKernel doc)
 			if c != nil {
 				zh, zw = H+int(c.p.KH)-1, W+int(c.p.KW)-1
+				B, _ = maxScaled(c.wsum, X)
 			}
 			if (u1 > zh || v1 > zw) && !zeroOK {
 				return outside("conv_transpose")
@@ -133,7 +137,7 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 				dst, x := row(o, u), x0
 				if m := min(v1, zw); v0 < m {
 					s := sums[v0:m]
-					if !rqRow(&p.RQ, o, s, s) {
+					if !rqRow(&p.RQ, o, uint64(B), s, s) {
 						return outside("conv_transpose")
 					}
 					for _, v := range s {
@@ -145,7 +149,7 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 				return nil
 			}
 			if m := min(u1, zh); u0 < m {
-				if err := c.rows(paths[ry*sw+rx], x, zw, u0, m, scatter); err != nil {
+				if err := c.rows(paths[ry*sw+rx], x, X, zw, u0, m, scatter); err != nil {
 					return err
 				}
 			}

@@ -76,15 +76,15 @@ func rqOf(r *whg1.RQ, o int, v int128) (int64, bool) {
 }
 
 // rqRow writes rq_o(v) (rqOf) of each sum v in src into dst, for one
-// channel o; ok is false when one of them is outside acc64. With
-// T = max|v| + |pre bias|, when T·|mult| ≤ 2^62 and shift ≤ 62 every t and
+// channel o, where X ≥ every |v|; ok is false when one of them is outside
+// acc64. With T = X + |pre bias|, when T·|mult| ≤ 2^62 and shift ≤ 62 every t and
 // p lies in [−2^62, 2^62] (§6: "rq.p MAY be formed in 64 bits wherever its
-// interval fits i64"), and so does p + 2^(s−1): the whole row is formed in
+// interval fits i64"), and p + 2^(s−1) < 2^63: the whole row is formed in
 // int64, with only y = q + post bias checked for overflow. Otherwise each
 // value goes through rqOf.
-func rqRow(r *whg1.RQ, o int, src, dst []int64) bool {
+func rqRow(r *whg1.RQ, o int, X uint64, src, dst []int64) bool {
 	dst = dst[:len(src)]
-	if !rqFits64(r, o, maxAbs(src)) {
+	if !rqFits64(r, o, X) {
 		for i, v := range src {
 			y, ok := rqOf(r, o, i128(v))
 			if !ok {
@@ -94,33 +94,44 @@ func rqRow(r *whg1.RQ, o int, src, dst []int64) bool {
 		}
 		return true
 	}
-	pre, m, s, post := r.PreOf(o), r.MultOf(o), r.ShiftOf(o), r.PostOf(o)
-	var h int64 // 2^(s−1), the half of the rounding
-	if s > 0 && r.Round != whg1.Floor {
-		h = 1 << (s - 1)
-	}
-	bad := false
-	for i, v := range src {
-		p := (v + pre) * m // |p| ≤ T·|mult| ≤ 2^62
-		var q int64
-		switch {
-		case r.Round == whg1.HalfEven && h != 0:
-			// §2 R_half_even: q + 1 when the remainder passes the
-			// half, or equals it and q is odd.
-			q = p >> s
+	pre, m, post := r.PreOf(o), r.MultOf(o), r.PostOf(o)
+	s := r.ShiftOf(o) & 63 // ≤ 62 (rqFits64); the mask lets the shifts compile plain
+	var bad int64          // negative once some y wrapped
+	switch {
+	case s == 0 || r.Round == whg1.Floor:
+		for i, v := range src {
+			q := ((v + pre) * m) >> s // |p| ≤ T·|mult| ≤ 2^62
+			y := q + post
+			bad |= (q ^ y) & (post ^ y)
+			dst[i] = y
+		}
+	case r.Round == whg1.HalfUp:
+		h := int64(1) << (s - 1)
+		for i, v := range src {
+			// §2 R_half_up = ⌊(p + 2^(s−1)) / 2^s⌋, |p| + 2^(s−1) < 2^63.
+			q := ((v+pre)*m + h) >> s
+			y := q + post
+			bad |= (q ^ y) & (post ^ y)
+			dst[i] = y
+		}
+	default:
+		h := int64(1) << (s - 1)
+		for i, v := range src {
+			// §2 R_half_even: q + 1 when the remainder passes the half, or
+			// equals it and q is odd.
+			p := (v + pre) * m
+			q := p >> s
 			rem := p - q<<s // p mod 2^s, in [0, 2^s)
 			if rem > h || (rem == h && q&1 == 1) {
 				q++
 			}
-		default:
-			// §2 R_half_up = ⌊(p + 2^(s−1)) / 2^s⌋; floor is h = 0.
-			q = (p + h) >> s
+			y := q + post
+			bad |= (q ^ y) & (post ^ y)
+			dst[i] = y
 		}
-		y := q + post
-		bad = bad || (q^y)&(post^y) < 0 // the sum's sign differs from both: it wrapped
-		dst[i] = y
 	}
-	return !bad
+	// y = q + post wrapped iff its sign differs from both q's and post's.
+	return bad >= 0
 }
 
 // absU is |v| as an unsigned value (2^63 for −2^63).

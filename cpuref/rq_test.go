@@ -172,7 +172,7 @@ func TestRQRowAgainstRQOf(t *testing.T) {
 			fast++
 		}
 		got := make([]int64, len(src))
-		ok := rqRow(&q, o, src, got)
+		ok := rqRow(&q, o, maxAbs(src), src, got)
 		want := make([]int64, len(src))
 		wok := true
 		for i, v := range src {
@@ -206,7 +206,7 @@ func TestRQRowAgainstRQOf(t *testing.T) {
 			t.Errorf("v %d pre %d mult %d: fits %v, want %v", c.v, c.pre, c.mult, got, c.fits)
 		}
 		got := make([]int64, 1)
-		ok := rqRow(&q, 0, []int64{c.v}, got)
+		ok := rqRow(&q, 0, absU(c.v), []int64{c.v}, got)
 		want, wok := rqOf(&q, 0, i128(c.v))
 		if ok != wok || got[0] != want {
 			t.Errorf("v %d pre %d mult %d: rqRow %d %v, rqOf %d %v", c.v, c.pre, c.mult, got[0], ok, want, wok)
@@ -214,10 +214,10 @@ func TestRQRowAgainstRQOf(t *testing.T) {
 	}
 	// y = q + post passing i64 on the int64 path: 2^61 + (2^63 − 2^61) = 2^63.
 	q := whg1.RQ{Bias: whg1.PostBias, BiasV: []int64{1<<63 - 1<<61}, SKind: 1, Shift: []uint8{0}}
-	if rqRow(&q, 0, []int64{1 << 61}, make([]int64, 1)) {
+	if rqRow(&q, 0, 1<<61, []int64{1 << 61}, make([]int64, 1)) {
 		t.Error("y = 2^63 did not refuse")
 	}
-	if got := make([]int64, 1); !rqRow(&q, 0, []int64{1<<61 - 1}, got) || got[0] != 1<<63-1 {
+	if got := make([]int64, 1); !rqRow(&q, 0, 1<<61, []int64{1<<61 - 1}, got) || got[0] != 1<<63-1 {
 		t.Errorf("y = 2^63 − 1: %d", got[0])
 	}
 }

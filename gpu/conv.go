@@ -14,30 +14,31 @@ import (
 const (
 	convMaxThreads   = 128
 	convSharedBudget = 16 << 10
-	convMaxOCB       = 16 // output channels per thread
-	convMaxCIB       = 8  // input channels staged per barrier
+	convMaxOCB       = 8 // output channels per thread
+	convMaxCIB       = 8 // input channels staged per barrier
 )
 
-// convTile picks a work-group tile (tx × ty output positions) and the
-// number of input channels staged at once (cib, at most cg) whose input
-// patches and weights fit the shared budget, preferring wide tiles and then
-// more channels; a 1-D signal (one output row) takes a row of 64. ok is
-// false when even a 1 × 1 tile of one channel does not fit: the kernel then
+// convTile picks a work group (tx × ty threads, each computing px
+// positions along x, so a tile of tx·px × ty outputs) and the number of
+// input channels staged at once (cib, at most cg) whose input patches and
+// weights fit the shared budget, preferring large tiles and then more
+// channels; a 1-D signal (one output row) takes a row. ok is false when
+// even a one-position tile of one channel does not fit: the kernel then
 // runs with global reads.
-func convTile(ho, cg, kh, kw, sh, sw, ocb int) (tx, ty, cib int, ok bool) {
-	tiles := [][2]int{{16, 8}, {8, 8}, {8, 4}, {4, 4}, {2, 2}, {1, 1}}
+func convTile(ho, cg, kh, kw, sh, sw, ocb int) (tx, ty, px, cib int, ok bool) {
+	tiles := [][3]int{{8, 8, 4}, {8, 8, 2}, {8, 4, 1}, {4, 4, 1}, {2, 2, 1}, {1, 1, 1}}
 	if ho == 1 {
-		tiles = [][2]int{{64, 1}, {16, 1}, {4, 1}, {1, 1}}
+		tiles = [][3]int{{32, 1, 4}, {16, 1, 1}, {4, 1, 1}, {1, 1, 1}}
 	}
 	for _, t := range tiles {
-		perChannel := 4 * (((t[1]-1)*sh+kh)*((t[0]-1)*sw+kw) + ocb*kh*kw)
+		perChannel := 4 * (((t[1]-1)*sh+kh)*((t[0]*t[2]-1)*sw+kw) + ocb*kh*kw)
 		for cib = min(cg, convMaxCIB); cib >= 1; cib /= 2 {
 			if cib*perChannel <= convSharedBudget {
-				return t[0], t[1], cib, true
+				return t[0], t[1], t[2], cib, true
 			}
 		}
 	}
-	return tiles[0][0], tiles[0][1], 1, false
+	return tiles[0][0], tiles[0][1], tiles[0][2], 1, false
 }
 
 // §5.2 conv: conv.comp, a variant per kernel geometry, tile and rq.
@@ -60,13 +61,13 @@ func init() {
 		return prepared{prm: prm, run: func(d *Device, c *opCall) error {
 			in, out := c.inS[0], c.outS[0]
 			cg := in.C / int(p.Groups)
-			tx, ty, cib, tiled := convTile(out.H, cg, kh, kw, sh, sw, ocb)
+			tx, ty, px, cib, tiled := convTile(out.H, cg, kh, kw, sh, sw, ocb)
 			defs := append([]string{
-				fmt.Sprintf("TX %d", tx), fmt.Sprintf("TY %d", ty), fmt.Sprintf("OCB %d", ocb), fmt.Sprintf("CIB %d", cib),
+				fmt.Sprintf("TX %d", tx), fmt.Sprintf("TY %d", ty), fmt.Sprintf("PX %d", px), fmt.Sprintf("OCB %d", ocb), fmt.Sprintf("CIB %d", cib),
 				fmt.Sprintf("KH %d", kh), fmt.Sprintf("KW %d", kw), fmt.Sprintf("SH %d", sh), fmt.Sprintf("SW %d", sw),
 				fmt.Sprintf("TILED %d", b2i(tiled)),
 			}, rqDefs...)
-			tilesX, tilesY := (out.W+tx-1)/tx, (out.H+ty-1)/ty
+			tilesX, tilesY := (out.W+tx*px-1)/(tx*px), (out.H+ty-1)/ty
 			blocks := (og + ocb - 1) / ocb
 			groups := tilesX * tilesY * blocks * int(p.Groups)
 			u := merge(uni, map[string]int{

@@ -1,11 +1,12 @@
-// conv (§5.2), tiled. A work group computes a TX × TY tile of output
-// positions for OCB output channels of one group. For each run of CIB input
-// channels of the group it stages the input patches the tile reads (zero
-// outside the input: X̃ of §5.2) and the CIB × OCB × KH × KW weights in
-// shared memory, then each thread accumulates its position's OCB sums from
-// shared memory; channels past the group's end stage zero weights.
-// With TILED 0 (a kernel too large for the shared budget) the same loop
-// reads global memory instead.
+// conv (§5.2), tiled. A work group of TX × TY threads computes a tile of
+// TX·PX × TY output positions for OCB output channels of one group: each
+// thread holds PX positions along x times OCB channels of sums. For each run
+// of CIB input channels of the group, the work group stages the input
+// patches the tile reads (zero outside the input: X̃ of §5.2) and the
+// CIB × OCB × KH × KW weights in shared memory; each thread then reads OCB
+// weights and PX inputs per tap and forms OCB·PX products from them.
+// Channels past the group's end stage zero weights. With TILED 0 (a kernel
+// too large for the shared budget) the same sums read global memory.
 //
 // acc32: every product and partial sum (conv.term, conv.acc) fits i32 in
 // any order (§6), so int accumulation is exact.
@@ -26,10 +27,9 @@ uniform int G;      // work groups in all
 uniform int P_W;    // offset of Wt[cout][cg][KH][KW] in prm
 
 #define PATCH_H ((TY - 1) * SH + KH)
-#define PATCH_W ((TX - 1) * SW + KW)
-#define KK (KH * KW)
-
+#define PATCH_W ((TX * PX - 1) * SW + KW)
 #define PATCH (PATCH_H * PATCH_W)
+#define KK (KH * KW)
 
 #if TILED
 #define CSTEP CIB
@@ -53,16 +53,17 @@ void main() {
 	uint ly = gl_LocalInvocationID.y;
 	uint lid = gl_LocalInvocationIndex;
 	int oy = int(ty) * TY + int(ly);
-	int ox = int(tx) * TX + int(lx);
+	int ox0 = (int(tx) * TX + int(lx)) * PX; // this thread's first position
 	// The patch's first input row and column (negative inside the padding).
 	int iy0 = int(ty) * TY * SH - PH;
-	int ix0 = int(tx) * TX * SW - PW;
+	int ix0 = int(tx) * TX * PX * SW - PW;
 	uint o0 = grp * uint(OG) + ob * uint(OCB);
 	uint oEnd = (grp + 1u) * uint(OG);
-	int acc[OCB];
-	for (int q = 0; q < OCB; q++) {
-		acc[q] = 0;
+	int acc[OCB * PX];
+	for (int k = 0; k < OCB * PX; k++) {
+		acc[k] = 0;
 	}
+	int wv[OCB];
 	for (int ci = 0; ci < CG; ci += CSTEP) {
 		uint plane = (grp * uint(CG) + uint(ci)) * uint(H);
 #if TILED
@@ -85,9 +86,15 @@ void main() {
 		for (int cb = 0; cb < CIB; cb++) {
 			for (int i = 0; i < KH; i++) {
 				for (int j = 0; j < KW; j++) {
-					int x = tile[cb * PATCH + (int(ly) * SH + i) * PATCH_W + int(lx) * SW + j];
 					for (int q = 0; q < OCB; q++) {
-						acc[q] += wsh[(cb * OCB + q) * KK + i * KW + j] * x;
+						wv[q] = wsh[(cb * OCB + q) * KK + i * KW + j];
+					}
+					int row = cb * PATCH + (int(ly) * SH + i) * PATCH_W + int(lx) * PX * SW + j;
+					for (int p = 0; p < PX; p++) {
+						int x = tile[row + p * SW];
+						for (int q = 0; q < OCB; q++) {
+							acc[p * OCB + q] += wv[q] * x;
+						}
 					}
 				}
 			}
@@ -97,28 +104,33 @@ void main() {
 		for (int i = 0; i < KH; i++) {
 			int y = oy * SH - PH + i;
 			for (int j = 0; j < KW; j++) {
-				int x = ox * SW - PW + j;
-				if (y < 0 || y >= H || x < 0 || x >= W) {
-					continue;
-				}
-				int v = in0_ld((plane + uint(y)) * uint(W) + uint(x));
 				for (int q = 0; q < OCB; q++) {
-					uint o = o0 + uint(q);
-					if (o < oEnd) {
-						acc[q] += prm_ld(uint(P_W) + (o * uint(CG) + uint(ci)) * uint(KK) + uint(i * KW + j)) * v;
+					uint o = min(o0 + uint(q), oEnd - 1u); // past oEnd: never stored
+					wv[q] = prm_ld(uint(P_W) + (o * uint(CG) + uint(ci)) * uint(KK) + uint(i * KW + j));
+				}
+				for (int p = 0; p < PX; p++) {
+					int x = (ox0 + p) * SW - PW + j;
+					if (y < 0 || y >= H || x < 0 || x >= W) {
+						continue;
+					}
+					int v = in0_ld((plane + uint(y)) * uint(W) + uint(x));
+					for (int q = 0; q < OCB; q++) {
+						acc[p * OCB + q] += wv[q] * v;
 					}
 				}
 			}
 		}
 #endif
 	}
-	if (oy >= HO || ox >= WO) {
+	if (oy >= HO) {
 		return;
 	}
-	for (int q = 0; q < OCB; q++) {
-		uint o = o0 + uint(q);
-		if (o < oEnd) {
-			out_st((o * uint(HO) + uint(oy)) * uint(WO) + uint(ox), rq(acc[q], o));
+	for (int p = 0; p < PX && ox0 + p < WO; p++) {
+		for (int q = 0; q < OCB; q++) {
+			uint o = o0 + uint(q);
+			if (o < oEnd) {
+				out_st((o * uint(HO) + uint(oy)) * uint(WO) + uint(ox0 + p), rq(acc[p * OCB + q], o));
+			}
 		}
 	}
 }

@@ -172,8 +172,8 @@ func (k *convKernel) run(x, out *tensor.T) error {
 type rowSink func(o, oy int, sums []int64) error
 
 // rows computes output rows [y0, y1) (Wo columns each) on path (lanes or
-// i64, which choose picked for x, whose max|x| is X) and hands each channel's row of sums to
-// put, with the rows split across goroutines.
+// i64, which choose picked for x, whose max|x| is X) and hands each
+// channel's row of sums to put, with the rows split across goroutines.
 func (k *convKernel) rows(path convPath, x *tensor.T, X uint64, Wo, y0, y1 int, put rowSink) error {
 	work := int(k.p.Cout) * k.taps * Wo
 	if path == pathLanes {
@@ -380,8 +380,9 @@ func (k *convKernel) pack(x *tensor.T, wo int) lanes {
 }
 
 // laneRows computes output rows [y0, y1) of every output channel, Wo
-// columns each, on the packed input (pathLanes, stride 1): the padding is in the packed rows, so
-// every tap runs over the whole accumulator row. At the end of each chunk
+// columns each, on the packed input (pathLanes, stride 1): the padding is
+// in the packed rows, so every tap runs over the whole accumulator row,
+// four taps a pass (taps4). At the end of each chunk
 // each word is split into its lanes, which are added into int64 sums:
 // S_a = the low 32 bits as an i32, S_b = (word − S_a) / 2^32. Low lanes are
 // columns [0, half) and high lanes columns [half, 2·half), so wide holds

@@ -5,6 +5,9 @@ package gpu
 import (
 	"strings"
 	"testing"
+
+	"github.com/waiops/waiops/shaders"
+	"github.com/waiops/waiops/whg1"
 )
 
 func TestIdentity(t *testing.T) {
@@ -61,5 +64,25 @@ func TestVariantCache(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The fabric implements exactly wai-ops/1-i32 (§9.1): every operator but
+// layernorm_c, l2norm, softmax, sigmoid and elu, each with its shader.
+func TestOperatorSet(t *testing.T) {
+	outside := map[whg1.Opcode]bool{whg1.OpLayerNormC: true, whg1.OpL2Norm: true, whg1.OpSoftmax: true, whg1.OpSigmoid: true, whg1.OpElu: true}
+	for code := whg1.OpConv; code <= whg1.OpApply; code++ {
+		if _, ok := preps[code]; ok == outside[code] {
+			t.Errorf("%s: prepared %v, in wai-ops/1-i32 %v", code, ok, !outside[code])
+		}
+		if outside[code] {
+			continue
+		}
+		if _, err := shaders.FS.Open(code.String() + ".comp"); err != nil {
+			t.Errorf("%s: no shader: %v", code, err)
+		}
+	}
+	if len(preps) != 25 {
+		t.Errorf("%d operators prepared, want 25", len(preps))
 	}
 }

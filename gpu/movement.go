@@ -50,11 +50,10 @@ func init() {
 			return unary("pad_rep", nil, sides(c, nil))(d, c)
 		}}, nil
 	}
-	// crop_to is the crop at (0, 0) with ref's sides (§5.10), so it runs
-	// crop.comp; only ref's shape is read, and ref is not bound.
+	// crop_to reads only ref's shape (§5.10), so ref is not bound.
 	preps[whg1.OpCropTo] = func(*whg1.Graph, *whg1.Op) (prepared, error) {
 		return prepared{run: func(d *Device, c *opCall) error {
-			return unary("crop", nil, sides(c, map[string]int{"Y0": 0, "X0": 0}))(d, c)
+			return unary("crop_to", nil, sides(c, nil))(d, c)
 		}}, nil
 	}
 	preps[whg1.OpCrop] = func(_ *whg1.Graph, op *whg1.Op) (prepared, error) {

@@ -1,6 +1,6 @@
 // crop (§5.10): out[c][y][x] = in[c][y0 + y][x0 + x] over an output of
-// [C, OH, OW] from an input of [C, H, W]. crop_to is the crop at (0, 0)
-// with ref's sides, so it dispatches this kernel too.
+// [C, OH, OW] from an input of [C, H, W], with y0 and x0 constants or
+// scalars (the host reads them from the plan).
 layout(local_size_x = LOCAL) in;
 uniform int N;
 uniform int H;

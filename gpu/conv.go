@@ -12,7 +12,7 @@ import (
 // memory its patch and weights may take (GL guarantees 32 KiB; Open refuses
 // a device with less than this budget).
 const (
-	convMaxThreads   = 128
+	convMaxThreads   = 64
 	convSharedBudget = 16 << 10
 	convMaxOCB       = 8 // output channels per thread
 	convMaxCIB       = 8 // input channels staged per barrier

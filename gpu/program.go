@@ -82,6 +82,7 @@ func (d *Device) Load(b []byte) (*Program, error) {
 		for i, op := range p.ops {
 			if op.prm != nil {
 				p.prm[i] = d.upload(op.prm)
+				p.ops[i].prm = nil // the device holds them now
 			}
 		}
 		return glError("uploading parameters")
@@ -96,7 +97,8 @@ func (d *Device) Load(b []byte) (*Program, error) {
 // Graph is the loaded graph.
 func (p *Program) Graph() *whg1.Graph { return p.g }
 
-// Close releases the parameters on the device.
+// Close releases the parameters on the device; the Program is not used
+// after it.
 func (p *Program) Close() error {
 	return p.d.th.call(func() error {
 		for _, b := range p.prm {

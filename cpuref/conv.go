@@ -150,6 +150,7 @@ func (k *convKernel) chunks(X int64) [][]int {
 }
 
 func (k *convKernel) run(x, out *tensor.T) error {
+	x, out = k.pointwise(x, out)
 	X := maxAbs(x.Data)
 	path := k.choose(X, x.Shape.W)
 	if path == pathExact {
@@ -164,6 +165,28 @@ func (k *convKernel) run(x, out *tensor.T) error {
 		return nil
 	}
 	return k.rows(path, x, X, Wo, 0, Ho, put)
+}
+
+// pointwise views a 1×1, stride 1, unpadded conv's planes as rows of up to
+// 256 elements where W is shorter: such a conv reads and writes position
+// (y, x) only at (y, x), so any cut of the CHW planes into rows of a
+// multiple of W is the same operator with longer rows, which the row
+// kernels run with less overhead a row. Other convs are returned as they are.
+func (k *convKernel) pointwise(x, out *tensor.T) (*tensor.T, *tensor.T) {
+	p, H, W := k.p, x.Shape.H, x.Shape.W
+	if p.KH != 1 || p.KW != 1 || p.SH != 1 || p.SW != 1 || p.PH != 0 || p.PW != 0 {
+		return x, out
+	}
+	f := 1 // the most rows of x to join: a divisor of H with f·W ≤ 256
+	for d := 2; d <= H && d*W <= 256; d++ {
+		if H%d == 0 {
+			f = d
+		}
+	}
+	view := func(t *tensor.T) *tensor.T {
+		return &tensor.T{Shape: tensor.Shape{C: t.Shape.C, H: H / f, W: W * f}, Data: t.Data}
+	}
+	return view(x), view(out)
 }
 
 // rowSink takes the exact sums of output row oy of channel o, one per

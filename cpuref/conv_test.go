@@ -359,3 +359,40 @@ func TestConvDepthwiseAgainstExact(t *testing.T) {
 		t.Errorf("paths taken %v: want both lanes and i64", seen)
 	}
 }
+
+// TestConvPointwiseRows checks 1×1, stride 1, unpadded convolutions, which
+// run on rows joined across the plane (pointwise), against convExact on
+// the original shape, for heights with and without divisors.
+func TestConvPointwiseRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	for n := range 20 {
+		g := 1 + r.IntN(2)
+		cin, cout := g*(1+r.IntN(8)), g*(1+r.IntN(8))
+		p := &whg1.Conv{Cout: uint32(cout), KH: 1, KW: 1, SH: 1, SW: 1, Groups: uint32(g),
+			RQ: randRQ(r, cout, func() uint8 { return uint8(r.IntN(12)) }, func() int64 { return r.Int64N(1<<16) - 1<<15 })}
+		p.W = make([]int64, cout*cin/g)
+		bits := []int{8, 30}[n%2]
+		for i := range p.W {
+			p.W[i] = r.Int64N(1<<bits) - 1<<(bits-1)
+		}
+		x := tensor.New(tensor.Shape{C: cin, H: []int{1, 7, 12, 64}[n%4], W: 1 + r.IntN(40)})
+		for i := range x.Data {
+			x.Data[i] = r.Int64N(1<<bits) - 1<<(bits-1)
+		}
+		k := newConv(p, cin)
+		if v, _ := k.pointwise(x, x); x.Shape.H%2 == 0 && x.Shape.W <= 128 && v.Shape.H == x.Shape.H {
+			t.Errorf("%v: rows not joined", x.Shape)
+		}
+		got, want := like(cout, x.Shape.H, x.Shape.W), like(cout, x.Shape.H, x.Shape.W)
+		err := k.run(x, got)
+		if werr := convExact(k, x, want); werr != nil {
+			expectRefusal(t, "pointwise past i64", err, refusal.ModelMismatch)
+			continue
+		}
+		noErr(t, "pointwise", err)
+		expect(t, "pointwise", got, want.Data...)
+		if got.Shape != want.Shape {
+			t.Errorf("shape %v, want %v", got.Shape, want.Shape)
+		}
+	}
+}

@@ -78,7 +78,14 @@ func Open() (*Device, error) {
 
 // initGL runs on the GL thread: a hidden window with a 4.3 core context,
 // then gl.Init once the context is current, then the identity and limits.
-func (d *Device) initGL() error {
+func (d *Device) initGL() (err error) {
+	defer func() {
+		// go-gl/glfw logs a platform error (an X display it cannot open)
+		// from Init and panics at the next call: report it as no display.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("gpu: no display (GLFW on DISPLAY=%q: %v)", os.Getenv("DISPLAY"), r)
+		}
+	}()
 	if err := glfw.Init(); err != nil {
 		return fmt.Errorf("gpu: no display: %v", err)
 	}

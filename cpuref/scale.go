@@ -1,20 +1,19 @@
 package cpuref
 
 import (
+	"math/bits"
+
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
 
-// rescale is §5.4 rescale: out[c][y][x] = rq_c(in[c][y][x]).
+// rescale is §5.4 rescale: out[c][y][x] = rq_c(in[c][y][x]), a plane at a
+// time (rqRow: int64 where its bound holds).
 func rescale(p *whg1.Rescale, in, out *tensor.T) error {
 	for c := range in.Shape.C {
-		src, dst := plane(in, c), plane(out, c)
-		for i, v := range src {
-			y, ok := rqOf(&p.RQ, c, i128(v))
-			if !ok {
-				return outside("rescale")
-			}
-			dst[i] = y
+		src := plane(in, c)
+		if !rqRow(&p.RQ, c, maxAbs(src), src, plane(out, c)) {
+			return outside("rescale")
 		}
 	}
 	return nil
@@ -41,14 +40,28 @@ func chscale(p *whg1.Chscale, r int64, in, out *tensor.T) error {
 }
 
 // mul is §5.4 mul: out[c][y][x] = rq_c(a[c][y][x] · b[c′][y][x]), c′ = c when
-// b has C channels and 0 when it has one. mul.p is exact in 128 bits.
+// b has C channels and 0 when it has one. mul.p is exact in 128 bits, or in
+// int64 when max|a|·max|b| ≤ 2^63 − 1 bounds every product: the products
+// of a plane then go into out and rqRow turns them into outputs in place.
 func mul(p *whg1.Rescale, a, b, out *tensor.T) error {
+	hi, P := bits.Mul64(maxAbs(a.Data), maxAbs(b.Data))
+	narrow := hi == 0 && P <= 1<<63-1
 	for c := range a.Shape.C {
 		cb := 0
 		if b.Shape.C == a.Shape.C {
 			cb = c
 		}
 		pa, pb, dst := plane(a, c), plane(b, cb), plane(out, c)
+		if narrow {
+			pb = pb[:len(pa)]
+			for i, v := range pa {
+				dst[i] = v * pb[i] // |v·b| ≤ P ≤ 2^63 − 1
+			}
+			if !rqRow(&p.RQ, c, P, dst, dst) {
+				return outside("mul")
+			}
+			continue
+		}
 		for i, v := range pa {
 			y, ok := rqOf(&p.RQ, c, mul64(v, pb[i]))
 			if !ok {

@@ -1,6 +1,8 @@
 package cpuref
 
 import (
+	"math/big"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/waiops/waiops/refusal"
@@ -58,4 +60,54 @@ func TestLut16(t *testing.T) {
 	noErr(t, "lut16", lut16(p, tn(1, 1, 5, -1, 2, 0, 32767, -32767), out))
 	expect(t, "lut16", out, -5, 7, 0, 100, -100)
 	expectRefusal(t, "lut16(−32768)", lut16(p, tn(1, 1, 1, -32768), like(1, 1, 1)), refusal.ModelMismatch)
+}
+
+// TestRescaleMulAgainstBig runs rescale and mul on random planes whose
+// values and products straddle the int64 bounds of rqRow and of mul's
+// product, against §5.1's rq in math/big on the exact values.
+func TestRescaleMulAgainstBig(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	for n := range 400 {
+		bits := 1 + r.IntN(63)
+		val := func() int64 { return int64(r.Uint64()>>(64-bits)) - int64(r.Uint64()>>(64-bits)) }
+		C := 1 + r.IntN(3)
+		p := &whg1.Rescale{RQ: randRQ(r, C, func() uint8 { return uint8(r.IntN(80)) }, val)}
+		a, b := like(C, 1+r.IntN(3), 1+r.IntN(5)), like(1+(C-1)*r.IntN(2), 1, 1)
+		b = like(b.Shape.C, a.Shape.H, a.Shape.W)
+		for i := range a.Data {
+			a.Data[i] = val()
+		}
+		for i := range b.Data {
+			b.Data[i] = val() >> r.IntN(64)
+		}
+		out := like(C, a.Shape.H, a.Shape.W)
+		var err error
+		if n%2 == 0 {
+			err = rescale(p, a, out)
+		} else {
+			err = mul(p, a, b, out)
+		}
+		var want []int64
+		ok := true
+		for i, v := range a.Data {
+			x := big.NewInt(v)
+			c := i / (a.Shape.H * a.Shape.W)
+			if n%2 == 1 {
+				cb := 0
+				if b.Shape.C == C {
+					cb = c
+				}
+				x.Mul(x, big.NewInt(b.Data[cb*a.Shape.H*a.Shape.W+i%(a.Shape.H*a.Shape.W)]))
+			}
+			y, yok := bigRQ(&p.RQ, c, x)
+			ok = ok && yok
+			want = append(want, y)
+		}
+		if !ok {
+			expectRefusal(t, "rescale/mul past i64", err, refusal.ModelMismatch)
+			continue
+		}
+		noErr(t, "rescale/mul", err)
+		expect(t, "rescale/mul", out, want...)
+	}
 }

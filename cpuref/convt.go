@@ -21,7 +21,7 @@ import (
 //
 // Each Z_ρ is a stride-1 conv (a convKernel) with the flipped sub-kernel
 // W′[o][ci][a][b] = Wt[ci][o][ρy + sh·(th − 1 − a)][ρx + sw·(tw − 1 − b)],
-// th = ⌈(kh − ρy)/sh⌋ by tw taps, and padding (th − 1, tw − 1): its output
+// th = ⌈(kh − ρy)/sh⌉ by tw taps, and padding (th − 1, tw − 1): its output
 // row u reads input rows u − th + 1 … u, exactly the taps above. The
 // products are those of §5.3 and the sums are exact (§4, §6: reordering),
 // so the integers are the same. Z_ρ has rows u < H + th − 1; a position

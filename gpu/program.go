@@ -131,15 +131,7 @@ func (p *Program) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, erro
 		if len(t.Data) != t.Shape.Elems() {
 			return nil, refusal.New(refusal.ModelMismatch, "input %d: %d elements for shape %v", i, len(t.Data), t.Shape)
 		}
-		rec := g.Tensors[g.Inputs[i].Tensor]
-		v := append([]int64(nil), t.Data...)
-		// §4 run step 4: each input's policy, in input-table order.
-		if err := whg1.ApplyPolicy(rec, v, fmt.Sprintf("input %d (tensor %d)", i, g.Inputs[i].Tensor)); err != nil {
-			return nil, err
-		}
-		// acc32: every input's declared range fits i32 (§7.2 condition 1),
-		// and the policy has put every element in it.
-		if host[i], err = narrow(v, fmt.Sprintf("input %d", i)); err != nil {
+		if host[i], err = inputPolicy(g, i, t.Data); err != nil {
 			return nil, err
 		}
 	}
@@ -238,17 +230,46 @@ func clampBounds(lo, hi int64) (int, int) {
 	return int(min(max(lo, math.MinInt32), math.MaxInt32)), int(min(max(hi, math.MinInt32), math.MaxInt32))
 }
 
+// policyRun is how many input elements inputPolicy copies at a time.
+const policyRun = 1 << 16
+
+// inputPolicy is §4 run step 4 for input i, in input-table order: its
+// policy applied to a copy of its elements (the caller's tensor is left as
+// it is), run by run, then each element narrowed to i32. acc32: every
+// input's declared range fits i32 (§7.2 condition 1), and the policy has
+// put every element in it.
+func inputPolicy(g *whg1.Graph, i int, data []int64) ([]int32, error) {
+	rec := g.Inputs[i].Tensor
+	out := make([]int32, len(data))
+	run := make([]int64, min(policyRun, len(data)))
+	for at := 0; at < len(data); at += policyRun {
+		part := run[:copy(run, data[at:])]
+		if err := whg1.ApplyPolicy(g.Tensors[rec], part, fmt.Sprintf("input %d (tensor %d), from element %d", i, rec, at)); err != nil {
+			return nil, err
+		}
+		if err := narrowInto(out[at:], part, fmt.Sprintf("input %d", i)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // narrow converts values that acc32 certifies to fit i32; one that does not
 // fit is refused rather than wrapped (no silent wrap).
 func narrow(v []int64, what string) ([]int32, error) {
 	out := make([]int32, len(v))
+	return out, narrowInto(out, v, what)
+}
+
+// narrowInto is narrow into dst.
+func narrowInto(dst []int32, v []int64, what string) error {
 	for i, x := range v {
 		if x < math.MinInt32 || x > math.MaxInt32 {
-			return nil, refusal.New(refusal.ModelMismatch, "%s: element %d = %d does not fit i32 (acc32, §7.2)", what, i, x)
+			return refusal.New(refusal.ModelMismatch, "%s: element %d = %d does not fit i32 (acc32, §7.2)", what, i, x)
 		}
-		out[i] = int32(x)
+		dst[i] = int32(x)
 	}
-	return out, nil
+	return nil
 }
 
 // unary is the dispatch of a one-input, one-output elementwise kernel over

@@ -113,7 +113,12 @@ func (d *Device) initGL() (err error) {
 		"version":  gl.GoStr(gl.GetString(gl.VERSION)),
 		"glsl":     gl.GoStr(gl.GetString(gl.SHADING_LANGUAGE_VERSION)),
 	}
-	return d.readLimits()
+	if err := d.readLimits(); err != nil {
+		win.Destroy()
+		glfw.Terminate()
+		return err
+	}
+	return nil
 }
 
 // readLimits queries the limits and refuses a device too small for §3's

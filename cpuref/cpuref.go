@@ -86,22 +86,9 @@ func (p *Program) Profile() string { return "acc64" }
 // are not modified.
 func (p *Program) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, error) {
 	g := p.g
-	shapes := make([]tensor.Shape, len(inputs))
-	for i, t := range inputs {
-		if t == nil {
-			return nil, refusal.New(refusal.ModelMismatch, "input %d is missing", i)
-		}
-		shapes[i] = t.Shape
-	}
-	pl, err := g.PlanRun(shapes, scalars)
+	pl, err := g.PlanInputs(inputs, scalars)
 	if err != nil {
 		return nil, err
-	}
-	for i, t := range inputs {
-		// The plan bounded the shape, so Elems cannot overflow.
-		if len(t.Data) != t.Shape.Elems() {
-			return nil, refusal.New(refusal.ModelMismatch, "input %d: %d elements for shape %v", i, len(t.Data), t.Shape)
-		}
 	}
 	vals := make([]*tensor.T, len(g.Tensors))
 	for i, t := range inputs {

@@ -115,22 +115,12 @@ func (p *Program) Close() error {
 // inputs included (whg1.Sequence builds them).
 func (p *Program) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, error) {
 	g := p.g
-	shapes := make([]tensor.Shape, len(inputs))
-	for i, t := range inputs {
-		if t == nil {
-			return nil, refusal.New(refusal.ModelMismatch, "input %d is missing", i)
-		}
-		shapes[i] = t.Shape
-	}
-	pl, err := g.PlanRun(shapes, scalars)
+	pl, err := g.PlanInputs(inputs, scalars)
 	if err != nil {
 		return nil, err
 	}
 	host := make([][]int32, len(inputs))
 	for i, t := range inputs {
-		if len(t.Data) != t.Shape.Elems() {
-			return nil, refusal.New(refusal.ModelMismatch, "input %d: %d elements for shape %v", i, len(t.Data), t.Shape)
-		}
 		if host[i], err = inputPolicy(g, i, t.Data); err != nil {
 			return nil, err
 		}

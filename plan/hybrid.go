@@ -338,22 +338,11 @@ func (p *HybridProgram) Runs() []Run {
 // run forms no value that can refuse (§7.2). The inputs are not modified.
 func (p *HybridProgram) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, error) {
 	g := p.g
-	shapes := make([]tensor.Shape, len(inputs))
-	for i, t := range inputs {
-		if t == nil {
-			return nil, refusal.New(refusal.ModelMismatch, "input %d is missing", i)
-		}
-		shapes[i] = t.Shape
-	}
-	if _, err := g.PlanRun(shapes, scalars); err != nil {
+	if _, err := g.PlanInputs(inputs, scalars); err != nil {
 		return nil, err
 	}
 	vals := make([]*tensor.T, len(g.Tensors))
 	for i, t := range inputs {
-		// The plan bounded the shape, so Elems cannot overflow.
-		if len(t.Data) != t.Shape.Elems() {
-			return nil, refusal.New(refusal.ModelMismatch, "input %d: %d elements for shape %v", i, len(t.Data), t.Shape)
-		}
 		rec := g.Inputs[i]
 		v := &tensor.T{Shape: t.Shape, Data: slices.Clone(t.Data)}
 		if err := whg1.ApplyPolicy(g.Tensors[rec.Tensor], v.Data, fmt.Sprintf("input %d (tensor %d)", i, rec.Tensor)); err != nil {

@@ -178,6 +178,31 @@ func (p *Plan) FillValue(f *Fill) int64 {
 	return f.Value
 }
 
+// PlanInputs is how every fabric's Decode begins: PlanRun (§4 run steps
+// 1–3) on the shapes of inputs, which holds every input in input-table
+// order, state inputs included; then each input's data length against its
+// shape (model_mismatch). The input values are not read (step 4 reads them).
+func (g *Graph) PlanInputs(inputs []*tensor.T, scalars []int64) (*Plan, error) {
+	shapes := make([]tensor.Shape, len(inputs))
+	for i, t := range inputs {
+		if t == nil {
+			return nil, refusal.New(refusal.ModelMismatch, "input %d is missing", i)
+		}
+		shapes[i] = t.Shape
+	}
+	pl, err := g.PlanRun(shapes, scalars)
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range inputs {
+		// The plan bounded the shape, so Elems cannot overflow.
+		if len(t.Data) != t.Shape.Elems() {
+			return nil, refusal.New(refusal.ModelMismatch, "input %d: %d elements for shape %v", i, len(t.Data), t.Shape)
+		}
+	}
+	return pl, nil
+}
+
 // PlanRun runs §4 run steps 1–3 for one decode. in holds every input's
 // shape in input-table order, state inputs included; scalars every scalar's
 // value. It refuses model_mismatch for a wrong number of inputs or scalars

@@ -19,7 +19,10 @@ if [ -n "$missing" ]; then
   fi
 fi
 if [ -z "${DISPLAY:-}" ] && command -v Xvfb >/dev/null 2>&1; then
-  Xvfb :93 -screen 0 64x64x24 -nolisten tcp >/dev/null 2>&1 &
-  export DISPLAY=:93
-  for _ in $(seq 50); do [ -e /tmp/.X11-unix/X93 ] && break; sleep 0.1; done
+  # -displayfd: Xvfb picks a free display and writes its number once ready.
+  dfile=$(mktemp)
+  Xvfb -displayfd 3 -screen 0 64x64x24 -nolisten tcp 3>"$dfile" >/dev/null 2>&1 &
+  for _ in $(seq 100); do [ -s "$dfile" ] && break; sleep 0.1; done
+  if [ -s "$dfile" ]; then export DISPLAY=":$(head -n1 "$dfile")"; fi
+  rm -f "$dfile"
 fi

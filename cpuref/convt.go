@@ -36,12 +36,25 @@ import (
 type convTKernel struct {
 	p      *whg1.ConvT
 	cin    int
-	phases []*convKernel // at ρy·sw + ρx; nil when the phase has no tap
+	// phases holds the phases that have taps, ρy < min(sh, kh) and
+	// ρx < min(sw, kw), at ρy·nx + ρx; nil marks a phase with no tap. A
+	// stride far past the kernel (any u32 loads) allocates nothing more.
+	phases []*convKernel
+	nx     int
+}
+
+// phase is the convolution of residue (ry, rx), or nil when it has no tap.
+func (k *convTKernel) phase(ry, rx int) *convKernel {
+	if rx >= k.nx || ry*k.nx+rx >= len(k.phases) {
+		return nil
+	}
+	return k.phases[ry*k.nx+rx]
 }
 
 func newConvT(p *whg1.ConvT, cin int) *convTKernel {
 	kh, kw, sh, sw, cout := int(p.KH), int(p.KW), int(p.SH), int(p.SW), int(p.Cout)
-	k := &convTKernel{p: p, cin: cin, phases: make([]*convKernel, sh*sw)}
+	nx := min(sw, kw)
+	k := &convTKernel{p: p, cin: cin, phases: make([]*convKernel, min(sh, kh)*nx), nx: nx}
 	for ry := range min(sh, kh) {
 		for rx := range min(sw, kw) {
 			th, tw := (kh-ry+sh-1)/sh, (kw-rx+sw-1)/sw
@@ -58,7 +71,7 @@ func newConvT(p *whg1.ConvT, cin int) *convTKernel {
 					}
 				}
 			}
-			k.phases[ry*sw+rx] = newConv(c, cin)
+			k.phases[ry*nx+rx] = newConv(c, cin)
 		}
 	}
 	return k
@@ -106,14 +119,19 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 		zero[o], ok = rqOf(&p.RQ, o, int128{})
 		zeroOK = zeroOK && ok
 	}
-	for ry := range sh {
+	// Only residues whose first output coordinate lies inside the output
+	// have positions: one per first coordinate in [0, min(s, Ho)), so the
+	// loops stay within the output's size whatever the stride.
+	for fy := range min(sh, Ho) {
+		ry := (fy + int(p.PH)) % sh
 		y0, u0, u1 := phaseSpan(ry, sh, int(p.PH), Ho)
-		for rx := range sw {
+		for fx := range min(sw, Wo) {
+			rx := (fx + int(p.PW)) % sw
 			x0, v0, v1 := phaseSpan(rx, sw, int(p.PW), Wo)
 			if u0 >= u1 || v0 >= v1 {
 				continue // no output position has this phase
 			}
-			c := k.phases[ry*sw+rx]
+			c := k.phase(ry, rx)
 			zh, zw := 0, 0 // Z_ρ's rows and columns
 			var B int64    // ≥ every |Z_ρ| (convKernel doc)
 			if c != nil {
@@ -149,7 +167,7 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 				return nil
 			}
 			if m := min(u1, zh); u0 < m {
-				if err := c.rows(paths[ry*sw+rx], x, X, zw, u0, m, scatter); err != nil {
+				if err := c.rows(paths[ry*k.nx+rx], x, X, zw, u0, m, scatter); err != nil {
 					return err
 				}
 			}

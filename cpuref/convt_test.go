@@ -219,3 +219,21 @@ func TestConvTransposePhasesAgainstGather(t *testing.T) {
 		t.Errorf("paths taken %v: want both lanes and i64", seen)
 	}
 }
+
+// TestConvTransposeHugeStride: any u32 stride loads (§10.4). With H = W = 1
+// the uncropped side is kh + oph, so strides of 2^32 − 1 plan; the kernel
+// must neither allocate nor loop per residue of the stride. kh = 2, sh =
+// 2^32 − 1, oph = 1, x = 3, Wt = (5, 7): the scatter form gives (15, 21, 0),
+// and rq(0) = 0 at the position no tap reaches.
+func TestConvTransposeHugeStride(t *testing.T) {
+	const s = 1<<32 - 1
+	p := &whg1.ConvT{Cout: 1, KH: 2, KW: 1, SH: s, SW: s, OPH: 1,
+		RQ: whg1.RQ{SKind: 1, Shift: []uint8{0}}, W: []int64{5, 7}}
+	k := newConvT(p, 1)
+	if len(k.phases) != 2 {
+		t.Fatalf("%d phases allocated, want min(sh, kh)·min(sw, kw) = 2", len(k.phases))
+	}
+	out := like(1, 3, 1)
+	noErr(t, "conv_transpose", k.run(tn(1, 1, 1, 3), out))
+	expect(t, "conv_transpose huge stride", out, 15, 21, 0)
+}

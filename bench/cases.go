@@ -136,7 +136,7 @@ func (b *builder) addInput() uint32 {
 // keeps every size small enough for a 2-core machine to finish in seconds.
 func Cases(quick bool) []*Case {
 	sides := []int{16, 32, 64, 128}
-	synth := []int{16, 32, 64}
+	synth := []int{4, 8, 16} // input sides: 16 → 256 at the largest
 	if quick {
 		sides = []int{16, 32}
 		synth = []int{4}

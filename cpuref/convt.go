@@ -34,8 +34,8 @@ import (
 // phase's bound is exact for it. When any phase needs the 128-bit path,
 // the whole operator runs the gather form above term by term (convTExact).
 type convTKernel struct {
-	p      *whg1.ConvT
-	cin    int
+	p   *whg1.ConvT
+	cin int
 	// phases holds the phases that have taps, ρy < min(sh, kh) and
 	// ρx < min(sw, kw), at ρy·nx + ρx; nil marks a phase with no tap. A
 	// stride far past the kernel (any u32 loads) allocates nothing more.

@@ -133,6 +133,7 @@ func rate(perSec float64, unit string) string {
 // per operator family.
 func (r *Report) plots(dir string) error {
 	byOp := map[string]map[string]plotter.XYs{}
+	unit := map[string]string{}
 	var ops []string
 	for _, f := range r.Figures {
 		if f.Err != "" {
@@ -143,12 +144,13 @@ func (r *Report) plots(dir string) error {
 			ops = append(ops, f.Op)
 		}
 		byOp[f.Op][f.Fabric] = append(byOp[f.Op][f.Fabric], plotter.XY{X: float64(f.Size), Y: f.Throughput})
+		unit[f.Op] = f.Unit
 	}
 	for _, op := range ops {
 		p := plot.New()
 		p.Title.Text = op
 		p.X.Label.Text = "input side"
-		p.Y.Label.Text = "work per second"
+		p.Y.Label.Text = unit[op] + " per second"
 		var args []any
 		for _, fab := range sortedKeys(byOp[op]) {
 			args = append(args, fab, byOp[op][fab])

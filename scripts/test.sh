@@ -18,6 +18,12 @@ CGO_ENABLED=0 go build -o /dev/null ./cmd/waiops
 echo "== go test -race"
 go test -race -count=1 ./...
 
+echo "== fuzz, briefly (seed corpora ran above as plain tests)"
+for t in FuzzSafetensors FuzzGGUF FuzzNNC FuzzCABAC; do
+  go test ./prior -run '^$' -fuzz "^$t\$" -fuzztime 5s 2>&1 | tail -n 25
+done
+go test ./plan -run '^$' -fuzz '^FuzzLoadDecode$' -fuzztime 10s 2>&1 | tail -n 25
+
 echo "== corpus: vectors check"
 go build -o "$out/waiops" ./cmd/waiops
 "$out/waiops" vectors check vectors

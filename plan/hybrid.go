@@ -370,14 +370,5 @@ func (p *HybridProgram) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T
 			vals[t] = nil
 		}
 	}
-	res := make([]*tensor.T, len(g.Outputs))
-	seen := make(map[uint32]bool, len(g.Outputs))
-	for i, t := range g.Outputs {
-		res[i] = vals[t]
-		if seen[t] { // one tensor named twice: each output gets its own copy
-			res[i] = &tensor.T{Shape: vals[t].Shape, Data: slices.Clone(vals[t].Data)}
-		}
-		seen[t] = true
-	}
-	return res, nil
+	return g.GatherOutputs(vals), nil
 }

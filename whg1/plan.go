@@ -2,6 +2,7 @@ package whg1
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
@@ -528,4 +529,21 @@ func shapeApply(groups uint32, a, v tensor.Shape, bad refusal.Code) (tensor.Shap
 		return tensor.Shape{}, refusal.New(bad, "A is %v; apply wants [%d, 1, %d]", a, a.C, d)
 	}
 	return v, nil
+}
+
+// GatherOutputs returns the graph outputs, in outputs-table order, from the
+// tensors of a finished decode (vals is indexed by tensor). A tensor named by
+// several outputs is copied for each after the first, so no two outputs
+// share storage.
+func (g *Graph) GatherOutputs(vals []*tensor.T) []*tensor.T {
+	res := make([]*tensor.T, len(g.Outputs))
+	seen := make(map[uint32]bool, len(g.Outputs))
+	for i, t := range g.Outputs {
+		res[i] = vals[t]
+		if seen[t] {
+			res[i] = &tensor.T{Shape: vals[t].Shape, Data: slices.Clone(vals[t].Data)}
+		}
+		seen[t] = true
+	}
+	return res
 }

@@ -84,3 +84,30 @@ func FromJSON(v any) (*T, error) {
 	}
 	return t, nil
 }
+
+// ListJSON is the §14.1 form of a list of tensors (a decode's inputs or
+// outputs): an array of tensor objects.
+func ListJSON(ts []*T) []any {
+	a := make([]any, len(ts))
+	for i, t := range ts {
+		a[i] = t.JSON()
+	}
+	return a
+}
+
+// ListFromJSON reads an array of §14.1 tensors.
+func ListFromJSON(v any) ([]*T, error) {
+	a, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("tensor: want an array of tensors, have %T", v)
+	}
+	ts := make([]*T, len(a))
+	for i, e := range a {
+		t, err := FromJSON(e)
+		if err != nil {
+			return nil, fmt.Errorf("tensor %d: %w", i, err)
+		}
+		ts[i] = t
+	}
+	return ts, nil
+}

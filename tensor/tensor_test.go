@@ -47,3 +47,22 @@ func TestFromJSONRefuses(t *testing.T) {
 		}
 	}
 }
+
+func TestListJSON(t *testing.T) {
+	a := &T{Shape: Shape{C: 1, H: 1, W: 1}, Data: []int64{-7}}
+	b, _ := cjson.Marshal(ListJSON([]*T{a, a}))
+	if want := `[{"data":["-7"],"shape":["1","1","1"]},{"data":["-7"],"shape":["1","1","1"]}]`; string(b) != want {
+		t.Fatalf("got %s", b)
+	}
+	v, _ := cjson.Unmarshal(b)
+	ts, err := ListFromJSON(v)
+	if err != nil || len(ts) != 2 || ts[1].Data[0] != -7 {
+		t.Fatalf("ListFromJSON: %v %v", ts, err)
+	}
+	if _, err := ListFromJSON(map[string]any{}); err == nil {
+		t.Fatal("an object accepted as a list of tensors")
+	}
+	if _, err := ListFromJSON(nil); err == nil {
+		t.Fatal("a missing list accepted")
+	}
+}

@@ -231,7 +231,7 @@ func parseDecode(x any) (Decode, error) {
 		return d, err
 	}
 	var err error
-	if d.Inputs, err = tensors(m["inputs"]); err != nil {
+	if d.Inputs, err = tensor.ListFromJSON(m["inputs"]); err != nil {
 		return d, fmt.Errorf("inputs: %w", err)
 	}
 	ss, ok := m["scalars"].([]any)
@@ -262,26 +262,10 @@ func parseDecode(x any) (Decode, error) {
 	if err := members(e, "expect", "outputs"); err != nil {
 		return d, err
 	}
-	if d.Outputs, err = tensors(e["outputs"]); err != nil {
+	if d.Outputs, err = tensor.ListFromJSON(e["outputs"]); err != nil {
 		return d, fmt.Errorf("outputs: %w", err)
 	}
 	return d, nil
-}
-
-func tensors(x any) ([]*tensor.T, error) {
-	a, ok := x.([]any)
-	if !ok {
-		return nil, fmt.Errorf("want an array of tensors")
-	}
-	ts := make([]*tensor.T, len(a))
-	for i, e := range a {
-		t, err := tensor.FromJSON(e)
-		if err != nil {
-			return nil, fmt.Errorf("tensor %d: %w", i, err)
-		}
-		ts[i] = t
-	}
-	return ts, nil
 }
 
 func parseStage(m map[string]any) (Stage, error) {
@@ -340,21 +324,13 @@ func (v *Vector) JSON() map[string]any {
 func (d *Decode) JSON() map[string]any {
 	expect := map[string]any{"refuse": string(d.Refuse)}
 	if d.Refuse == "" {
-		expect = map[string]any{"outputs": tensorsJSON(d.Outputs)}
+		expect = map[string]any{"outputs": tensor.ListJSON(d.Outputs)}
 	}
 	scalars := d.Scalars
 	if scalars == nil {
 		scalars = []int64{}
 	}
-	return map[string]any{"expect": expect, "inputs": tensorsJSON(d.Inputs), "scalars": scalars}
-}
-
-func tensorsJSON(ts []*tensor.T) []any {
-	a := make([]any, len(ts))
-	for i, t := range ts {
-		a[i] = t.JSON()
-	}
-	return a
+	return map[string]any{"expect": expect, "inputs": tensor.ListJSON(d.Inputs), "scalars": scalars}
 }
 
 // JSON is the stage vector's canonical-JSON value.

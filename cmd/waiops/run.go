@@ -67,7 +67,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(err, stdout, stderr)
 		}
-		return writeJSON(stdout, stderr, tensorsJSON(outs))
+		return writeJSON(stdout, stderr, tensor.ListJSON(outs))
 	}
 	results := make([]any, len(decodes))
 	for i, d := range decodes {
@@ -79,7 +79,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		case err != nil:
 			return fail(err, stdout, stderr)
 		default:
-			results[i] = map[string]any{"outputs": tensorsJSON(outs)}
+			results[i] = map[string]any{"outputs": tensor.ListJSON(outs)}
 		}
 	}
 	return writeJSON(stdout, stderr, map[string]any{"decodes": results})
@@ -98,7 +98,7 @@ func readDecodes(raw []byte, scalarList string) ([]decodeArgs, bool, error) {
 		return nil, false, err
 	}
 	if arr, ok := v.([]any); ok {
-		ins, err := tensorsFrom(arr)
+		ins, err := tensor.ListFromJSON(arr)
 		if err != nil {
 			return nil, false, err
 		}
@@ -122,8 +122,7 @@ func readDecodes(raw []byte, scalarList string) ([]decodeArgs, bool, error) {
 		if !ok {
 			return nil, false, fmt.Errorf("decodes[%d]: want an object", i)
 		}
-		arr, _ := m["inputs"].([]any)
-		ins, err := tensorsFrom(arr)
+		ins, err := tensor.ListFromJSON(m["inputs"])
 		if err != nil {
 			return nil, false, fmt.Errorf("decodes[%d]: %v", i, err)
 		}
@@ -145,18 +144,6 @@ func readDecodes(raw []byte, scalarList string) ([]decodeArgs, bool, error) {
 	return out, true, nil
 }
 
-func tensorsFrom(arr []any) ([]*tensor.T, error) {
-	ts := make([]*tensor.T, len(arr))
-	for i, e := range arr {
-		t, err := tensor.FromJSON(e)
-		if err != nil {
-			return nil, fmt.Errorf("input %d: %v", i, err)
-		}
-		ts[i] = t
-	}
-	return ts, nil
-}
-
 func parseScalarList(s string) ([]int64, error) {
 	if s == "" {
 		return nil, nil
@@ -170,14 +157,6 @@ func parseScalarList(s string) ([]int64, error) {
 		out = append(out, n)
 	}
 	return out, nil
-}
-
-func tensorsJSON(ts []*tensor.T) []any {
-	out := make([]any, len(ts))
-	for i, t := range ts {
-		out[i] = t.JSON()
-	}
-	return out
 }
 
 // writeJSON writes v as canonical JSON and a newline.

@@ -5,8 +5,10 @@ package gpu
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
+	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
 
@@ -190,4 +192,41 @@ func TestIGDNGramApply(t *testing.T) {
 		{name: "apply_g2_half_even", code: whg1.OpApply, params: &whg1.Contraction{Groups: 2, RQ: rq(whg1.HalfEven, 1)},
 			ins: []in{{4, -1000, 1000, 1, 2}, {4, -1000, 1000, 3, 5}}, outC: []uint32{4}},
 	})
+}
+
+// A stride past 2^31 − KH reaches the shader only with an input side of 1
+// (uh = (H − 1)·sh + kh + oph ≤ 2^26, §5.3). There the gather form keeps
+// only ty = y + ph − i = 0, i.e. i = y + ph. Input [1, 1, 1] x = 3,
+// Wt = (5, 7, 11) along kh, shift 0: out = (5·3, 7·3, 11·3) = (15, 21, 33)
+// for any sh ≥ 3. A stride that wraps as an int (i += SH) or reaches the
+// shader negative (sh ≥ 2^31) must not add a tap whose ty is not a
+// multiple of sh (y = 2: i = 0 has ty = 2).
+func TestConvTransposeHugeStride(t *testing.T) {
+	d := openDevice(t)
+	for _, s := range []uint32{1<<31 - 1, 1 << 31, 1<<32 - 1} {
+		for _, vertical := range []bool{true, false} {
+			p := &whg1.ConvT{Cout: 1, KH: 3, KW: 1, SH: s, SW: 1, RQ: whg1.RQ{SKind: 1, Shift: []uint8{0}}, W: []int64{5, 7, 11}}
+			want := tensor.Shape{C: 1, H: 3, W: 1}
+			if !vertical {
+				p.KH, p.KW, p.SH, p.SW = 1, 3, 1, s
+				want.H, want.W = 1, 3
+			}
+			name := fmt.Sprintf("convT_stride_%d_vertical_%v", s, vertical)
+			g := oneOp(whg1.OpConvTranspose, p, []in{{1, -128, 127, 1, 1}}, 1)
+			x := []*tensor.T{{Shape: tensor.Shape{C: 1, H: 1, W: 1}, Data: []int64{3}}}
+			same(t, d, name, g, x, nil)
+			prog, err := d.Load(whg1.Encode(g))
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			got, err := prog.Decode(x, nil)
+			prog.Close()
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if got[0].Shape != want || !slices.Equal(got[0].Data, []int64{15, 21, 33}) {
+				t.Errorf("%s: got %v %v, want %v [15 21 33]", name, got[0].Shape, got[0].Data, want)
+			}
+		}
+	}
 }

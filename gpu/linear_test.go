@@ -230,3 +230,33 @@ func TestConvTransposeHugeStride(t *testing.T) {
 		}
 	}
 }
+
+// §8.3 rescale: rq.t = [l + b, h + b], which need not contain the pre bias
+// b itself, so an acc32 rescale may carry a pre bias past i32 (§7.2's "it
+// lies in rq.t's interval" holds for conv and conv_transpose, whose A(K, b)
+// contains b). Input [2, 1, 3] in [−2^31, −2^31 + 9], rq half_up, shift 2,
+// multipliers (3, 1), pre biases (2^31 + 3, 2^32 − 100):
+//
+//	ch 0: x − 2^31 → t = 3, 4, 12; p = 3t = 9, 12, 36; ⌊(p + 2)/4⌋ = 2, 3, 9
+//	ch 1: t = 2^31 − 100, 2^31 − 95, 2^31 − 91; ⌊(t + 2)/4⌋ =
+//	      536870887, 536870888, 536870889
+func TestRescalePreBiasPastI32(t *testing.T) {
+	d := openDevice(t)
+	q := whg1.RQ{Round: whg1.HalfUp, MKind: 2, SKind: 1, MBytes: 4, Mult: []int64{3, 1}, Shift: []uint8{2},
+		Bias: whg1.PreBias, BBytes: 8, BiasV: []int64{1<<31 + 3, 1<<32 - 100}}
+	g := oneOp(whg1.OpRescale, &whg1.Rescale{RQ: q}, []in{{2, i32min, i32min + 9, 1, 3}}, 2)
+	x := []*tensor.T{{Shape: tensor.Shape{C: 2, H: 1, W: 3}, Data: []int64{i32min, i32min + 1, i32min + 9, i32min, i32min + 5, i32min + 9}}}
+	same(t, d, "rescale_pre_bias_past_i32", g, x, nil)
+	prog, err := d.Load(whg1.Encode(g))
+	if err != nil {
+		t.Fatalf("an acc32 rescale with a pre bias past i32: %v", err)
+	}
+	defer prog.Close()
+	got, err := prog.Decode(x, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{2, 3, 9, 536870887, 536870888, 536870889}; !slices.Equal(got[0].Data, want) {
+		t.Errorf("got %v, want %v", got[0].Data, want)
+	}
+}

@@ -13,9 +13,12 @@ import (
 // uniforms that locate the arrays (P_MULT, P_SHIFT, P_BIAS), which
 // common.glsl's rq() reads.
 //
-// acc32 (§7.2): each multiplier and post bias fits i32, each shift is at
-// most 63, and a pre bias lies in rq.t's interval, which fits i32; narrow
-// refuses anything else rather than wrap it.
+// acc32 (§7.2): each multiplier and post bias fits i32 and each shift is
+// at most 63; narrow refuses anything else rather than wrap it. A pre bias
+// has no condition: rq.t = v + b fits i32, but b need not (§8.3 rescale:
+// rq.t = [l + b, h + b] need not contain b). It is stored as b mod 2^32,
+// and rq() adds it to v in uint arithmetic, which wraps by definition
+// (§7.3): the sum is congruent to t mod 2^32 and t fits i32, so it is t.
 func appendRQ(prm *[]int32, r *whg1.RQ, uni map[string]int) ([]string, error) {
 	for _, s := range r.Shift {
 		if s > 63 {
@@ -26,8 +29,12 @@ func appendRQ(prm *[]int32, r *whg1.RQ, uni map[string]int) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	bias, err := narrow(r.BiasV, "rq bias")
-	if err != nil {
+	var bias []int32
+	if r.Bias == whg1.PreBias {
+		for _, b := range r.BiasV {
+			bias = append(bias, int32(uint32(b))) // b mod 2^32 (see above)
+		}
+	} else if bias, err = narrow(r.BiasV, "rq bias"); err != nil {
 		return nil, err
 	}
 	uni["P_MULT"] = len(*prm)

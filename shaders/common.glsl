@@ -152,8 +152,10 @@ uniform int P_BIAS;
 
 int rq(int v, uint o) {
 #if BIAS == 1
-	// acc32: rq.t fits i32, so the pre bias is added in int.
-	int t = v + prm_ld(uint(P_BIAS) + o);
+	// acc32: rq.t fits i32, but the pre bias need not; prm holds it mod
+	// 2^32, and the uint sum (which wraps by definition) is t mod 2^32,
+	// which is t (gpu/rq.go).
+	int t = int(uint(v) + uint(prm_ld(uint(P_BIAS) + o)));
 #else
 	int t = v;
 #endif

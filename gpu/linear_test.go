@@ -170,6 +170,9 @@ func TestConvTranspose(t *testing.T) {
 		ct("convT_op_over_stride", x, 4, 3, 3, 2, 2, 0, 0, 3, 3, post),
 		ct("convT_1d", in{2, -128, 127, 1, 9}, 4, 1, 4, 1, 2, 0, 1, 0, 0, post),
 		ct("convT_1x1_plane", in{2, -128, 127, 1, 1}, 3, 3, 3, 2, 2, 1, 1, 0, 0, whg1.RQ{SKind: 1, Shift: []uint8{0}}),
+		// A stride past Ho + ph on an input side of 2 (ph > kh + oph):
+		// only ty = 0 has taps, whatever stride the shader is given.
+		ct("convT_stride_past_output", in{2, -128, 127, 2, 3}, 4, 2, 2, 20, 20, 5, 5, 0, 0, post),
 	})
 }
 

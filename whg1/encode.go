@@ -6,7 +6,8 @@ package whg1
 // For graphs written as Go literals, a zero field that a file cannot hold
 // is filled in: Version and OpSet 0 are written as 1, MaxElems 0 as 2^26,
 // and a zero byte width (w_bytes, m_bytes, b_bytes, g_bytes) as the
-// smallest width the layout allows that holds every value. Encode checks
+// smallest width the layout allows that holds every value; a recorded width
+// too narrow for a value is widened likewise, never wrapped. Encode checks
 // nothing else: Parse is the judge of what it wrote.
 func Encode(g *Graph) []byte {
 	w := &writer{}
@@ -78,11 +79,16 @@ func orOne(v uint8) uint8 {
 	return v
 }
 
-// width is the byte width to write: the recorded one, or when it is 0 the
-// smallest of choices that holds every value.
+// width is the byte width to write: the recorded one when it holds every
+// value; otherwise (0 in a literal, or too narrow a width) the smallest of
+// choices, from the recorded one up, that holds every value, so that no
+// value is written as its low bytes: a wrap that Parse could not see.
 func width(recorded uint8, v []int64, choices ...uint8) uint8 {
-	if recorded != 0 {
+	if recorded != 0 && WidthFor(v, recorded) == recorded {
 		return recorded
+	}
+	for len(choices) > 1 && choices[0] < recorded {
+		choices = choices[1:]
 	}
 	return WidthFor(v, choices...)
 }

@@ -127,3 +127,32 @@ func TestSignExtension(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodeWidensRatherThanWraps: a literal whose recorded width cannot hold
+// one of its values is written in the next width of the layout that holds
+// them all, never as the value's low bytes (a wrap Parse could not see).
+// w_bytes 1 with 300 needs 2; m_bytes 4 with 2^31 needs 8; b_bytes 4 with
+// −2^31 − 1 needs 8; chscale's m_bytes 4 with 2^40 needs 8; g_bytes 4 with
+// 2^32 needs 8.
+func TestEncodeWidensRatherThanWraps(t *testing.T) {
+	b := newBuilder(2, 0, 0)
+	b.scalar(0, 0)
+	rq := RQ{MKind: 1, MBytes: 4, SKind: 1, Bias: PreBias, BBytes: 4, Mult: []int64{1 << 31}, Shift: []uint8{0}, BiasV: []int64{-(1 << 31) - 1, 1}}
+	c := b.op1(OpConv, &Conv{Cout: 2, KH: 1, KW: 1, SH: 1, SW: 1, Groups: 1, WBytes: 1, RQ: rq, W: []int64{300, -1, 127, -128}}, 0, 2)
+	s := b.op1(OpChscale, &Chscale{NRows: 1, MBytes: 4, M: []int64{1 << 40, -3}}, c, 2)
+	l := b.op1(OpLayerNormC, &LayerNorm{Eps: 1, GBytes: 4, Gamma: []int64{1 << 32, 0}, Beta: []int64{0, 0}}, s, 2)
+	g, err := Parse(Encode(b.done(l)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv := g.Ops[0].Params.(*Conv)
+	cs := g.Ops[1].Params.(*Chscale)
+	ln := g.Ops[2].Params.(*LayerNorm)
+	if cv.WBytes != 2 || cv.RQ.MBytes != 8 || cv.RQ.BBytes != 8 || cs.MBytes != 8 || ln.GBytes != 8 {
+		t.Errorf("widths w %d m %d b %d chscale %d g %d, want 2 8 8 8 8", cv.WBytes, cv.RQ.MBytes, cv.RQ.BBytes, cs.MBytes, ln.GBytes)
+	}
+	if !reflect.DeepEqual(cv.W, []int64{300, -1, 127, -128}) || cv.RQ.Mult[0] != 1<<31 || cv.RQ.BiasV[0] != -(1<<31)-1 ||
+		cs.M[0] != 1<<40 || ln.Gamma[0] != 1<<32 {
+		t.Errorf("values wrapped: %v %v %v %v %v", cv.W, cv.RQ.Mult, cv.RQ.BiasV, cs.M, ln.Gamma)
+	}
+}

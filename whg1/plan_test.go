@@ -206,3 +206,20 @@ func TestPlanShapeRules(t *testing.T) {
 		})
 	}
 }
+
+// TestCropScalarStartPlansAtZero: at load a scalar start is planned as 0
+// whatever its scalar's range (§5.10), so a crop whose start scalar is
+// [100, 200] on a declared 8×8 input, with constant h = w = 8, loads as
+// [1, 8, 8]; each decode then plans it on the scalar's value and refuses it
+// (geometry_mismatch: 100 + 8 > 8).
+func TestCropScalarStartPlansAtZero(t *testing.T) {
+	b := newBuilder(1, 8, 8)
+	b.scalar(100, 200)
+	g := parsed(t, b.done(b.op1(OpCrop, &Crop{Y0: Operand{true, 0}, H: Operand{false, 8}, W: Operand{false, 8}}, 0, 1)))
+	shapes, err := g.DeclaredShapes()
+	if err != nil || shapes[1] != sh(1, 8, 8) {
+		t.Fatalf("declared shapes %v, %v; want tensor 1 [1, 8, 8]", shapes, err)
+	}
+	_, err = g.PlanRun([]tensor.Shape{sh(1, 8, 8)}, []int64{100})
+	wantRefusal(t, err, refusal.GeometryMismatch, "op 0 (crop): crop at (100, 0) of 8×8 does not fit the input's 8×8")
+}

@@ -132,3 +132,33 @@ func TestApplyPolicy(t *testing.T) {
 		t.Errorf("derived: %v %v", v, err)
 	}
 }
+
+// TestSequenceStateTakesInput0Size: before a decode completes, a state input
+// is [channels, H, W] of init with input 0's H and W (§10.3), and §4 run
+// step 1 checks it like any input, against its own declared max_h and max_w.
+// Input 0 declares 4×4 and the state 2×2: a 4×4 decode is refused too_large
+// at input 1; a 2×2 decode sees the state [1, 2, 2] of init 9 and completes.
+func TestSequenceStateTakesInput0Size(t *testing.T) {
+	b := newBuilder(1, 4, 4)
+	b.input(1, 2, 2)
+	b.g.Inputs[1].Kind, b.g.Inputs[1].Init = StateInput, 9
+	g := parsed(t, b.done(b.op1(OpRelu, nil, 0, 1)))
+	d := &addDecoder{g: g}
+	s := NewSequence(g, d)
+	_, err := s.Decode([]*tensor.T{tensor.New(sh(1, 4, 4))}, nil)
+	wantRefusal(t, err, refusal.TooLarge, "input 1: shape [1, 4, 4] passes the declared max_h 2, max_w 2")
+	if len(d.seen) != 0 {
+		t.Fatal("the decoder ran for a refused step 1")
+	}
+	got, err := s.Decode([]*tensor.T{{Shape: sh(1, 2, 2), Data: []int64{1, -2, 3, -4}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if state := d.seen[0][1]; state.Shape != sh(1, 2, 2) || !reflect.DeepEqual(state.Data, []int64{9, 9, 9, 9}) {
+		t.Errorf("state %v %v, want [1, 2, 2] of 9", state.Shape, state.Data)
+	}
+	// The fake decoder's output is input 0 + state: 1 + 9, −2 + 9, …
+	if !reflect.DeepEqual(got[0].Data, []int64{10, 7, 12, 5}) {
+		t.Errorf("output %v, want [10 7 12 5]", got[0].Data)
+	}
+}

@@ -108,7 +108,9 @@ void main() {
 					uint o = min(o0 + uint(q), oEnd - 1u); // past oEnd: never stored
 					wv[q] = prm_ld(uint(P_W) + (o * uint(CG) + uint(ci)) * uint(KK) + uint(i * KW + j));
 				}
-				for (int p = 0; p < PX; p++) {
+				// Positions past WO are never stored: stop before forming
+				// their x, so no signed product can pass i32 (§7.3).
+				for (int p = 0; p < PX && ox0 + p < WO; p++) {
 					int x = (ox0 + p) * SW - PW + j;
 					if (y < 0 || y >= H || x < 0 || x >= W) {
 						continue;

@@ -105,8 +105,12 @@ func TestSequenceRefusesBeforeBuildingState(t *testing.T) {
 	wantRefusal(t, err, refusal.TooLarge, "input 1: shape [1048576, 1, 1] passes max_elems 100")
 	_, err = s.Decode(nil, nil)
 	wantRefusal(t, err, refusal.ModelMismatch, "0 data inputs supplied; the graph has 1")
+	// A data length that does not match its shape is the decoder's to
+	// refuse, after the plan: run step 1 refuses the state input first.
 	_, err = s.Decode([]*tensor.T{{Shape: sh(1, 1, 2), Data: []int64{1}}}, nil)
-	wantRefusal(t, err, refusal.ModelMismatch, "data input 0")
+	wantRefusal(t, err, refusal.TooLarge, "input 1: shape [1048576, 1, 2] passes max_elems 100")
+	_, err = s.Decode([]*tensor.T{nil}, nil)
+	wantRefusal(t, err, refusal.ModelMismatch, "data input 0 is missing")
 	if len(d.seen) != 0 {
 		t.Error("the decoder ran")
 	}

@@ -3,14 +3,11 @@
 package gpu
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"sync"
 
 	"github.com/go-gl/gl/v4.3-core/gl"
-	"github.com/go-gl/glfw/v3.3/glfw"
 )
 
 // maxTensorElems is §3's cap on every tensor.
@@ -42,7 +39,7 @@ type Limits struct {
 // concurrent use: every call is serialised on that thread.
 type Device struct {
 	th    *glThread
-	win   *glfw.Window
+	ctx   *glContext
 	ident map[string]string
 	lim   Limits
 	progs map[string]*glProgram // compiled variants, GL thread only
@@ -54,17 +51,15 @@ var (
 )
 
 // Open returns the process's GL device, making the context on first use
-// (GLFW allows one initialisation per process, so every caller shares it).
-// The error says why there is none: no display, no GL 4.3 core context, or a
-// limit too small for §3's 2^26-element tensors.
+// (one context per process, so every caller shares it): GLFW's hidden
+// window by default, EGL without a display in a -tags egl build. The error
+// says why there is none: no display or EGL display, no GL 4.3 core
+// context, or a limit too small for §3's 2^26-element tensors.
 func Open() (*Device, error) {
 	openMu.Lock()
 	defer openMu.Unlock()
 	if opened != nil {
 		return opened, nil
-	}
-	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
-		return nil, errors.New("gpu: no display (DISPLAY is not set; start Xvfb, see scripts/setup.sh)")
 	}
 	d := &Device{progs: map[string]*glProgram{}}
 	th, err := startThread(d.initGL)
@@ -76,36 +71,18 @@ func Open() (*Device, error) {
 	return d, nil
 }
 
-// initGL runs on the GL thread: a hidden window with a 4.3 core context,
-// then gl.Init once the context is current, then the identity and limits.
-func (d *Device) initGL() (err error) {
-	defer func() {
-		// go-gl/glfw logs a platform error (an X display it cannot open)
-		// from Init and panics at the next call: report it as no display.
-		if r := recover(); r != nil {
-			err = fmt.Errorf("gpu: no display (GLFW on DISPLAY=%q: %v)", os.Getenv("DISPLAY"), r)
-		}
-	}()
-	if err := glfw.Init(); err != nil {
-		return fmt.Errorf("gpu: no display: %v", err)
-	}
-	glfw.WindowHint(glfw.Visible, glfw.False)
-	glfw.WindowHint(glfw.ContextVersionMajor, 4)
-	glfw.WindowHint(glfw.ContextVersionMinor, 3)
-	glfw.WindowHint(glfw.OpenGLProfile, glfw.OpenGLCoreProfile)
-	glfw.WindowHint(glfw.OpenGLForwardCompatible, glfw.True)
-	win, err := glfw.CreateWindow(16, 16, "waiops", nil, nil)
+// initGL runs on the GL thread: a current 4.3 core context (newContext),
+// then gl.Init, then the identity and limits.
+func (d *Device) initGL() error {
+	ctx, err := newContext()
 	if err != nil {
-		glfw.Terminate()
-		return fmt.Errorf("gpu: no GL 4.3 core context: %v", err)
+		return err
 	}
-	win.MakeContextCurrent()
 	if err := gl.Init(); err != nil {
-		win.Destroy()
-		glfw.Terminate()
+		ctx.destroy()
 		return fmt.Errorf("gpu: GL 4.3 entry points missing: %v", err)
 	}
-	d.win = win
+	d.ctx = ctx
 	d.ident = map[string]string{
 		"fabric":   "gpu",
 		"vendor":   gl.GoStr(gl.GetString(gl.VENDOR)),
@@ -113,9 +90,9 @@ func (d *Device) initGL() (err error) {
 		"version":  gl.GoStr(gl.GetString(gl.VERSION)),
 		"glsl":     gl.GoStr(gl.GetString(gl.SHADING_LANGUAGE_VERSION)),
 	}
+	ctx.identify(d.ident)
 	if err := d.readLimits(); err != nil {
-		win.Destroy()
-		glfw.Terminate()
+		ctx.destroy()
 		return err
 	}
 	return nil

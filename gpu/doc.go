@@ -3,9 +3,11 @@
 // compute shaders of package shaders, and computes exactly the integers the
 // CPU reference computes (§4).
 //
-// Use it when a machine has a GL 4.3 driver (a GPU, or Mesa's llvmpipe under
-// Xvfb) and the graphs meet acc32; use cpuref for acc64 graphs, for servers
-// without a display, and as the reference. A build without cgo holds a stub
+// Use it when a machine has a GL 4.3 driver (a GPU, or Mesa's llvmpipe) and
+// the graphs meet acc32; use cpuref for acc64 graphs, for machines without
+// GL, and as the reference. The default build makes its context with GLFW
+// (an X display; Xvfb will do); a -tags egl build makes it with EGL and no
+// display at all (a headless server). A build without cgo holds a stub
 // whose Open says "no GPU in this build".
 //
 // One goroutine locked to one OS thread owns the GL context; every GL call is

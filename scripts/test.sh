@@ -36,3 +36,7 @@ echo "== conformance"
 if [ -n "${WAIOPS_REQUIRE_GPU:-}" ] || [ -n "${DISPLAY:-}" ]; then
   "$out/waiops" conform --fabric gpu --report "$out/conformance/gpu"
 fi
+
+echo "== EGL context, no display (-tags egl)"
+env -u DISPLAY go test -tags egl -count=1 ./gpu
+env -u DISPLAY go run -tags egl ./cmd/waiops conform --fabric gpu

@@ -1,0 +1,54 @@
+//go:build cgo && !egl
+
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/go-gl/glfw/v3.3/glfw"
+)
+
+// glContext is GLFW's hidden window whose GL 4.3 core context is current
+// on the GL thread (GLX under X).
+type glContext struct{ win *glfw.Window }
+
+// newContext runs on the GL thread: a hidden window with a 4.3 core
+// context, made current. It needs a display (Xvfb will do).
+func newContext() (c *glContext, err error) {
+	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		return nil, errors.New("gpu: no display (DISPLAY is not set; start Xvfb, see scripts/setup.sh, or build with -tags egl)")
+	}
+	defer func() {
+		// go-gl/glfw logs a platform error (an X display it cannot open)
+		// from Init and panics at the next call: report it as no display.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("gpu: no display (GLFW on DISPLAY=%q: %v)", os.Getenv("DISPLAY"), r)
+		}
+	}()
+	if err := glfw.Init(); err != nil {
+		return nil, fmt.Errorf("gpu: no display: %v", err)
+	}
+	glfw.WindowHint(glfw.Visible, glfw.False)
+	glfw.WindowHint(glfw.ContextVersionMajor, 4)
+	glfw.WindowHint(glfw.ContextVersionMinor, 3)
+	glfw.WindowHint(glfw.OpenGLProfile, glfw.OpenGLCoreProfile)
+	glfw.WindowHint(glfw.OpenGLForwardCompatible, glfw.True)
+	win, err := glfw.CreateWindow(16, 16, "waiops", nil, nil)
+	if err != nil {
+		glfw.Terminate()
+		return nil, fmt.Errorf("gpu: no GL 4.3 core context: %v", err)
+	}
+	win.MakeContextCurrent()
+	return &glContext{win: win}, nil
+}
+
+// identify names the context in the identity.
+func (c *glContext) identify(id map[string]string) { id["context"] = "glfw" }
+
+// destroy releases the window and GLFW, on the GL thread.
+func (c *glContext) destroy() {
+	c.win.Destroy()
+	glfw.Terminate()
+}

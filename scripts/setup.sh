@@ -23,6 +23,7 @@ if [ -z "${DISPLAY:-}" ] && command -v Xvfb >/dev/null 2>&1; then
   # -displayfd: Xvfb picks a free display and writes its number once ready.
   dfile=$(mktemp)
   Xvfb -displayfd 3 -screen 0 64x64x24 -nolisten tcp 3>"$dfile" >/dev/null 2>&1 &
+  export WAIOPS_XVFB_PID=$!
   for _ in $(seq 100); do [ -s "$dfile" ] && break; sleep 0.1; done
   if [ -s "$dfile" ]; then export DISPLAY=":$(head -n1 "$dfile")"; fi
   rm -f "$dfile"

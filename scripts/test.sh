@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/setup.sh
 out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+trap 'rm -rf "$out"; [ -z "${WAIOPS_XVFB_PID:-}" ] || kill "$WAIOPS_XVFB_PID" 2>/dev/null || true' EXIT
 
 echo "== gofmt, go vet, CPU-only build"
 unformatted=$(gofmt -l $(git ls-files '*.go'))

@@ -1,0 +1,204 @@
+package drivers
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/big"
+	"testing"
+)
+
+// The tests in this file write the bytes §13.0 and §10 fix for a tiny set
+// of each lowering by hand, field by field, with encoding/binary and
+// nothing from whg1 or the builder, and compare them with what Lower
+// writes. Each range is worked from §13.2's P_ℓ in a comment.
+
+// le appends little-endian fields; each method names the field's width.
+type le struct{ b []byte }
+
+func (w *le) u8(v ...uint8) *le { w.b = append(w.b, v...); return w }
+func (w *le) u16(v uint16) *le  { w.b = binary.LittleEndian.AppendUint16(w.b, v); return w }
+func (w *le) u32(v ...uint32) *le {
+	for _, x := range v {
+		w.b = binary.LittleEndian.AppendUint32(w.b, x)
+	}
+	return w
+}
+func (w *le) i16(v ...int16) *le {
+	for _, x := range v {
+		w.b = binary.LittleEndian.AppendUint16(w.b, uint16(x))
+	}
+	return w
+}
+func (w *le) i32(v ...int32) *le {
+	for _, x := range v {
+		w.b = binary.LittleEndian.AppendUint32(w.b, uint32(x))
+	}
+	return w
+}
+func (w *le) i64(v ...int64) *le {
+	for _, x := range v {
+		w.b = binary.LittleEndian.AppendUint64(w.b, uint64(x))
+	}
+	return w
+}
+
+// header is §10.1 with §13.0's version 1, operator set 1, max_elems 2^26.
+func (w *le) header(tensors, ops uint32, inputs, outputs, scalars uint16) *le {
+	w.b = append(w.b, "WHG1"...)
+	w.u8(1, 1, 0, 0).u32(tensors, ops).u16(inputs).u16(outputs).u16(scalars).u16(0)
+	return w.u32(1<<26, 0)
+}
+
+// input is a §10.2 data input record with max_h = max_w = 0.
+func (w *le) input(t uint32) *le { return w.u32(t, 0, 0).u8(0, 0, 0, 0).u32(0, 0).i64(0) }
+
+// tensor is a §10.2 tensor record with exponent −128 (§13.0); policy 0
+// derived (lo = hi = 0) or 2 check.
+func (w *le) tensor(c uint32, policy uint8, lo, hi int64) *le {
+	return w.u32(c).u8(0x80, policy, 0, 0).i64(lo, hi)
+}
+
+// op is an operator record: opcode, arity, reserved, operands, plen, params.
+func (w *le) op(code uint8, in, out []uint32, params []byte) *le {
+	w.u8(code, uint8(len(in)), uint8(len(out)), 0).u32(in...).u32(out...)
+	return w.u32(uint32(len(params))).u8(params...)
+}
+
+func params(f func(p *le)) []byte { p := &le{}; f(p); return p.b }
+
+const i64max = 1<<63 - 1
+
+// clampP is clamp's parameters (§10.4).
+func clampP(lo, hi int64) []byte { return params(func(p *le) { p.i64(lo, hi) }) }
+
+func compareBytes(t *testing.T, name string, got, want []byte) {
+	t.Helper()
+	if bytes.Equal(got, want) {
+		return
+	}
+	i := 0
+	for i < len(got) && i < len(want) && got[i] == want[i] {
+		i++
+	}
+	t.Errorf("%s: %d bytes, want %d; first difference at byte %d\n got % x\nwant % x",
+		name, len(got), len(want), i, got[i:min(len(got), i+24)], want[i:min(len(want), i+24)])
+}
+
+// TestSpecBytesWHM: a splat g_s (whm1/1, §13.2) of conv, relu, leaky, then
+// the RGB8 step (§13.0).
+func TestSpecBytesWHM(t *testing.T) {
+	net := &Network{Afrac: 4, GF: 0, Shift: 2, Layers: []Layer{
+		{Tag: TagConv, In: 1, Out: 3, K: 1, Stride: 1, W: []int64{2, -3, 5}, Mult: []int64{1, 1, 1}, Bias: []int64{0, 7, -7}},
+		{Tag: TagRelu},
+		{Tag: TagLeaky, SlopeQ: -3, SlopeFrac: 1},
+	}}
+	c := "wai.splat.int_codec"
+	s, err := Lower(WHM1, &c, []File{{"g_s.whm", EncodeWHM(net)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// x_0, read by the conv: c·k·k·Wm = 5, so 5X ≤ I64 binds (⌊5X/2^2⌋ +
+	// 1 + 7 ≤ I64 then holds): X_0 = ⌊I64/5⌋. x_2, read by the leaky:
+	// 3X ≤ I64, X_2 = ⌊I64/3⌋. x_1 (read by relu) and x_3 are derived.
+	x0, x2 := int64(i64max/5), int64(i64max/3)
+	w := (&le{}).header(6, 5, 1, 1, 0).input(0).u32(5).
+		tensor(1, 2, -x0, x0).tensor(3, 0, 0, 0).tensor(3, 2, -x2, x2).
+		tensor(3, 0, 0, 0).tensor(3, 0, 0, 0).tensor(3, 0, 0, 0)
+	w.op(0x01, []uint32{0}, []uint32{1}, params(func(p *le) {
+		p.u32(3, 1, 1, 1, 1, 0, 0, 1).u8(2, 0, 0, 0) // cout … groups; w_bytes 2
+		p.u8(0, 2, 2, 1, 8, 8).u16(0)                // RQ: floor, post, m per channel, one shift, 8, 8
+		p.i64(1, 1, 1).u8(2).i64(0, 7, -7)           // mult, shift (the header's), bias
+		p.i16(2, -3, 5)                              // Wt [3][1][1][1]
+	}))
+	w.op(0x0C, []uint32{1}, []uint32{2}, nil)
+	w.op(0x0D, []uint32{2}, []uint32{3}, params(func(p *le) { p.i64(-3).u32(1) }))
+	w.op(0x0B, []uint32{3}, []uint32{4}, clampP(0, 16)) // clamp(0, 2^afrac)
+	w.op(0x02, []uint32{4}, []uint32{5}, params(func(p *le) {
+		p.u8(1, 0, 1, 1, 4, 0).u16(0).i32(255).u8(4) // half_up, no bias, 255 (m_bytes 4), shift afrac
+	}))
+	compareBytes(t, "g_s", s.Graph("g_s"), w.b)
+}
+
+// TestSpecBytesWAM: a wam1/1 network (§13.3) of one 1-D conv_transpose,
+// then the PCM step.
+func TestSpecBytesWAM(t *testing.T) {
+	net := &Network{Afrac: 3, OneD: true, Layers: []Layer{
+		{Tag: TagConvT, In: 1, Out: 1, K: 2, Stride: 2, W: []int64{3, -1}, Mult: []int64{1}, Bias: []int64{0}},
+	}}
+	b := EncodeWHM(net)
+	copy(b, "WAM1")
+	s, err := Lower(WAM1, nil, []File{{"model.wam", b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// §13.3: the term count is c·k = 2, so with Wm = 3, Mm = 1, shift 0,
+	// Bm = 0: 6X ≤ I64 and 6X + 1 ≤ I64, X_0 = ⌊(I64 − 1)/6⌋.
+	x0 := int64((i64max - 1) / 6)
+	// The crop's check: [⌈−2^63/32767⌉, ⌊(I64 − 2^(afrac−1))/32767⌋].
+	lo := new(big.Int).Neg(new(big.Int).Quo(big2p63, big.NewInt(32767))) // −⌊2^63/32767⌋ = ⌈−2^63/32767⌉
+	hi := int64((i64max - 4) / 32767)
+	w := (&le{}).header(5, 4, 1, 1, 1).i64(1, 1<<26).input(0).u32(4).
+		tensor(1, 2, -x0, x0).tensor(1, 0, 0, 0).tensor(1, 2, lo.Int64(), hi).
+		tensor(1, 0, 0, 0).tensor(1, 0, 0, 0)
+	w.op(0x11, []uint32{0}, []uint32{1}, params(func(p *le) {
+		p.u32(1, 1, 2, 1, 2, 0, 0, 0, 0).u8(2, 0, 0, 0) // cout, kh 1, kw k, sh 1, sw stride, ph, pw, oph, opw
+		p.u8(0, 2, 2, 1, 8, 8).u16(0).i64(1).u8(0).i64(0)
+		p.i16(3, -1)
+	}))
+	w.op(0x14, []uint32{1}, []uint32{2}, params(func(p *le) {
+		p.u8(0, 0, 0, 0).u32(0).u8(0, 0, 0, 0).u32(0) // y0 = 0, x0 = 0
+		p.u8(0, 0, 0, 0).u32(1).u8(1, 0, 0, 0).u32(0) // h = 1, w = scalar 0
+	}))
+	w.op(0x02, []uint32{2}, []uint32{3}, params(func(p *le) { p.u8(1, 0, 1, 1, 4, 0).u16(0).i32(32767).u8(3) }))
+	w.op(0x0B, []uint32{3}, []uint32{4}, clampP(-32768, 32767))
+	compareBytes(t, "g_s", s.Graph("g_s"), w.b)
+}
+
+// TestSpecBytesSynth: one int_synth layer (§13.1) with relu.
+func TestSpecBytesSynth(t *testing.T) {
+	set := `{"layers":[{"in_ch":1,"out_ch":3,"k":1,"stride":1,"pad":0,"shift":1,"relu":true,` +
+		`"weight":[[[[1]],[[2]],[[3]]]],"bias":[0,-1,70000]}]}`
+	s, err := Lower(IntSynth, nil, []File{{"int_synth.json", []byte(set)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := (&le{}).header(4, 3, 1, 1, 0).input(0).u32(3).
+		tensor(1, 2, -128, 127).tensor(3, 0, 0, 0).tensor(3, 0, 0, 0).tensor(3, 0, 0, 0)
+	w.op(0x11, []uint32{0}, []uint32{1}, params(func(p *le) {
+		p.u32(3, 1, 1, 1, 1, 0, 0, 0, 0).u8(4, 0, 0, 0)       // w_bytes 4 (§13.0)
+		p.u8(0, 1, 0, 1, 0, 4).u16(0).u8(1).i32(0, -1, 70000) // floor, pre, no multiplier, shift, b_bytes 4
+		p.i32(1, 2, 3)
+	}))
+	w.op(0x0C, []uint32{1}, []uint32{2}, nil)
+	w.op(0x0B, []uint32{2}, []uint32{3}, clampP(0, 255))
+	compareBytes(t, "synth", s.Graph("synth"), w.b)
+}
+
+// TestSpecBytesWorldT: world/1's T (§13.5) with C = 1 and A = 1.
+func TestSpecBytesWorldT(t *testing.T) {
+	tn := &Network{Afrac: 2, Layers: []Layer{
+		{Tag: TagConv, In: 2, Out: 1, K: 1, Stride: 1, W: []int64{1, -1}, Mult: []int64{1}, Bias: []int64{0}},
+	}}
+	gs := &Network{Afrac: 2, Layers: []Layer{
+		{Tag: TagConv, In: 1, Out: 3, K: 1, Stride: 1, W: []int64{1, 1, 1}, Mult: []int64{1, 1, 1}, Bias: []int64{0, 0, 0}},
+	}}
+	s, err := Lower(World, nil, []File{{"T.whm", EncodeWHM(tn)}, {"g_s.whm", EncodeWHM(gs)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// x_0 = concat(z, fill_0): c·k·k·Wm = 2, so 2X + 1 ≤ I64 binds:
+	// X_0 = ⌊(I64 − 1)/2⌋.
+	x0 := int64((i64max - 1) / 2)
+	w := (&le{}).header(5, 4, 1, 1, 1).i64(-1<<63, i64max).input(0).u32(4).
+		tensor(1, 2, -1<<63, i64max).tensor(1, 0, 0, 0).tensor(2, 2, -x0, x0).
+		tensor(1, 0, 0, 0).tensor(1, 0, 0, 0)
+	w.op(0x17, []uint32{0}, []uint32{1}, params(func(p *le) { p.u8(1, 0, 0, 0, 0, 0, 0, 0).i64(0) }))
+	w.op(0x06, []uint32{0, 1}, []uint32{2}, nil)
+	w.op(0x01, []uint32{2}, []uint32{3}, params(func(p *le) {
+		p.u32(1, 1, 1, 1, 1, 0, 0, 1).u8(2, 0, 0, 0)
+		p.u8(0, 2, 2, 1, 8, 8).u16(0).i64(1).u8(0).i64(0)
+		p.i16(1, -1)
+	}))
+	w.op(0x0B, []uint32{3}, []uint32{4}, clampP(-4, 4))
+	compareBytes(t, "T", s.Graph("T"), w.b)
+}

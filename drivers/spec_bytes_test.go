@@ -202,3 +202,25 @@ func TestSpecBytesWorldT(t *testing.T) {
 	w.op(0x0B, []uint32{3}, []uint32{4}, clampP(-4, 4))
 	compareBytes(t, "T", s.Graph("T"), w.b)
 }
+
+// TestLengthsBeforeCaps: §13.2 lists "the lengths against the running
+// channel count" before "every size within the caps", so a network whose
+// layer 0 gives 2^26 + 1 channels and whose layer 1 reads another count is
+// refused for the lengths (model_mismatch), not for the cap (too_large).
+// The same holds when the input itself passes the cap.
+func TestLengthsBeforeCaps(t *testing.T) {
+	for _, n := range []*Network{
+		{Afrac: 8, Layers: []Layer{
+			{Tag: TagConv, In: 1, Out: 1<<26 + 1, K: 1, Stride: 1},
+			{Tag: TagConv, In: 5, Out: 1, K: 1, Stride: 1},
+		}},
+		{Afrac: 8, Layers: []Layer{
+			{Tag: TagConv, In: 1<<26 + 1, Out: 1, K: 1, Stride: 1},
+			{Tag: TagIGDN, C: 2},
+		}},
+	} {
+		if _, err := planNetwork(n, "g_s"); codeOf(err) != "model_mismatch" {
+			t.Errorf("%d → %d channels, then a layer that does not fit: %v, want model_mismatch", n.Layers[0].In, n.Layers[0].Out, err)
+		}
+	}
+}

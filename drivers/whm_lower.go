@@ -51,13 +51,9 @@ func planNetwork(net *Network, role string) (*netPlan, error) {
 	if !found {
 		return nil, mm("no layer of tag 0, 1 or 2 declares the input channels (§13.2)")
 	}
-	// The lengths against the running channel count, and every size within
-	// the caps (§3: a channel count is a tensor of at least that size).
+	// The lengths against the running channel count, for every layer.
 	if p.inC < 1 {
 		return nil, mm("the input has 0 channels")
-	}
-	if p.inC > maxElems {
-		return nil, refusal.New(refusal.TooLarge, "%s: the input's %d channels pass 2^26 (§3)", role, p.inC)
 	}
 	c := p.inC
 	ins := make([]uint32, len(net.Layers))
@@ -78,11 +74,18 @@ func planNetwork(net *Network, role string) (*netPlan, error) {
 				return nil, mm("layer %d: igdn over %d channels, the running count is %d", i, l.C, c)
 			}
 		}
-		if c > maxElems {
-			return nil, refusal.New(refusal.TooLarge, "%s: layer %d: %d channels pass 2^26 (§3)", role, i, c)
-		}
 	}
 	p.outC = c
+	// Then every size within the caps (§3: a channel count is a tensor of
+	// at least that size): the input, and each layer's output.
+	if p.inC > maxElems {
+		return nil, refusal.New(refusal.TooLarge, "%s: the input's %d channels pass 2^26 (§3)", role, p.inC)
+	}
+	for i := range net.Layers {
+		if l := &net.Layers[i]; (l.Tag == TagConvT || l.Tag == TagConv) && l.Out > maxElems {
+			return nil, refusal.New(refusal.TooLarge, "%s: layer %d: %d channels pass 2^26 (§3)", role, i, l.Out)
+		}
+	}
 	// §13.2 Range checks.
 	p.checked = make([]bool, len(net.Layers))
 	p.lo, p.hi = make([]int64, len(net.Layers)), make([]int64, len(net.Layers))

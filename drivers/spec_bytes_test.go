@@ -224,3 +224,71 @@ func TestLengthsBeforeCaps(t *testing.T) {
 		}
 	}
 }
+
+// ints writes each value in width bytes, little-endian two's complement.
+func (w *le) ints(width int, v ...int64) *le {
+	for _, x := range v {
+		for i := range width {
+			w.b = append(w.b, byte(uint64(x)>>(8*i)))
+		}
+	}
+	return w
+}
+
+// TestSpecBytesScale: jpegai-int/1's hs_uv (§13.6.1) with C1 = C2 = 1, its
+// values chosen so that §13.0's smallest widths differ from block to block:
+// weights of 1, 2 and 4 bytes, biases of 4 and 8, gains of 8.
+func TestSpecBytesScale(t *testing.T) {
+	const cz, c3 = czUV, 16 * czUV
+	w1 := make([]int64, cz) // [1][96][1][1], in [−2, 2]: 1 byte
+	for j := range w1 {
+		w1[j] = int64(j%5) - 2
+	}
+	w3, b3, s3 := make([]int64, c3), make([]int64, c3), make([]int64, c3)
+	for i := range w3 {
+		w3[i], b3[i], s3[i] = int64(i%7)-3, int64(i%3), int64(i%9)
+	}
+	w3[5] = -32769 // 4 bytes
+	uv := [3]ScaleBlock{
+		{W: w1, Bias: []int64{3}, Shift: []int64{2}},
+		{W: []int64{1, 0, 0, 0, 300, 0, 0, 0, -1}, Bias: []int64{1 << 31}, Shift: []int64{0}}, // 2 bytes; bias 8
+		{W: w3, Bias: b3, Shift: s3},
+	}
+	norm := jpegaiNorm()
+	norm.GainUV[0] = -1<<31 - 1 // 8 bytes
+	s, err := Lower(JPEGAI, nil, []File{{"hs_y.json", EncodeScaleWeights(czY, jpegaiBlocks(0x5eed000a, czY))},
+		{"hs_uv.json", EncodeScaleWeights(cz, uv)}, {"norm.json", EncodeNorm(norm)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := (&le{}).header(13, 12, 1, 1, 0).u32(0, 4, 4).u8(0, 0, 0, 0).u32(0, 0).i64(0).u32(12) // z: max_h = max_w = 4
+	w.tensor(cz, 2, -31, 32)
+	for _, c := range []uint32{cz, 1, 1, 1, 1, 1, 1, c3, cz, cz, cz, cz} {
+		w.tensor(c, 0, 0, 0)
+	}
+	conv := func(in uint32, cout, k, pad uint32, wb, bb int, wt, bias, shift []int64) {
+		w.op(0x01, []uint32{in}, []uint32{in + 1}, params(func(p *le) {
+			p.u32(cout, k, k, 1, 1, pad, pad, 1).u8(uint8(wb), 0, 0, 0)
+			p.u8(0, 1, 0, 2, 0, uint8(bb)).u16(0) // floor, pre bias, no multiplier, a shift per channel
+			for _, s := range shift {
+				p.u8(uint8(s))
+			}
+			p.ints(bb, bias...).ints(wb, wt...)
+		}))
+	}
+	w.op(0x0B, []uint32{0}, []uint32{1}, clampP(-128, 127))
+	conv(1, 1, 1, 0, 1, 4, uv[0].W, uv[0].Bias, uv[0].Shift)
+	w.op(0x0C, []uint32{2}, []uint32{3}, nil)
+	w.op(0x0B, []uint32{3}, []uint32{4}, clampP(-128, 127))
+	conv(4, 1, 3, 1, 2, 8, uv[1].W, uv[1].Bias, uv[1].Shift)
+	w.op(0x0C, []uint32{5}, []uint32{6}, nil)
+	w.op(0x0B, []uint32{6}, []uint32{7}, clampP(-128, 127))
+	conv(7, c3, 1, 0, 4, 4, uv[2].W, uv[2].Bias, uv[2].Shift)
+	w.op(0x09, []uint32{8}, []uint32{9}, params(func(p *le) { p.u32(4) }))
+	w.op(0x13, []uint32{9}, []uint32{10}, nil)
+	w.op(0x0B, []uint32{10}, []uint32{11}, clampP(0, 3967))
+	w.op(0x02, []uint32{11}, []uint32{12}, params(func(p *le) {
+		p.u8(0, 1, 0, 1, 0, 8).u16(0).u8(0).ints(8, norm.GainUV...) // floor, pre bias (the gains), shift 0
+	}))
+	compareBytes(t, "hs_uv", s.Graph("hs_uv"), w.b)
+}

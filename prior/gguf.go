@@ -124,8 +124,10 @@ func readGGUF(b []byte) (*File, error) {
 	if v != 3 {
 		return nil, refusal.New(VersionUnsupported, "gguf: version %d is not 3", v)
 	}
-	// §9.2 step 3: the counts, each bounded by its least size before
-	// anything is reserved.
+	// §9.2 step 3: the counts, each refused when its least size is past
+	// the file's length (the whole file's, as the text says; step 5 bounds
+	// an array's count by the bytes left instead), before anything is
+	// reserved.
 	nt, err := c.u64("tensor_count")
 	if err != nil {
 		return nil, err
@@ -134,11 +136,11 @@ func readGGUF(b []byte) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if nt > c.left()/28 {
-		return nil, refusal.New(HeaderTruncated, "gguf: %d tensor descriptions cannot fit in %d bytes", nt, c.left())
+	if nt > uint64(len(b))/28 {
+		return nil, refusal.New(HeaderTruncated, "gguf: %d tensor descriptions of at least 28 bytes are past the file's %d bytes", nt, len(b))
 	}
-	if nkv > c.left()/12 {
-		return nil, refusal.New(HeaderTruncated, "gguf: %d key-value pairs cannot fit in %d bytes", nkv, c.left())
+	if nkv > uint64(len(b))/12 {
+		return nil, refusal.New(HeaderTruncated, "gguf: %d key-value pairs of at least 12 bytes are past the file's %d bytes", nkv, len(b))
 	}
 	f := &File{Meta: map[string]string{}}
 	seen := map[string]bool{}

@@ -53,8 +53,16 @@ func TestGGUFRules(t *testing.T) {
 		{"version 2", b(new(gg).raw("GGUF").u32(2).u64(0).u64(0)), VersionUnsupported},
 		{"big-endian 3", b(new(gg).raw("GGUF").raw("\x00\x00\x00\x03").u64(0).u64(0)), VersionUnsupported},
 		{"no kv count", b(new(gg).raw("GGUF").u32(3).u64(0)), HeaderTruncated},
-		{"tensor count past the file", b(new(gg).head(1, 0).pad(24 + 27)), HeaderTruncated},
-		{"kv count past the file", b(new(gg).head(0, 2).pad(24 + 23)), HeaderTruncated},
+		// Step 3 bounds a count's least size by the file's length (not by
+		// the bytes left after the counts, the words step 5 uses for an
+		// array): 2·28 = 56 > 55 and 5·12 = 60 > 59 are refused there;
+		// 28 ≤ 51, 56 ≤ 56 and 24 ≤ 47 pass it, and the zero bytes then
+		// read as an empty tensor name (step 6) or an empty key (step 5).
+		{"tensor count past the file's length", b(new(gg).head(2, 0).pad(55)), HeaderTruncated},
+		{"tensor count at the file's length", b(new(gg).head(2, 0).pad(56)), TensorMalformed},
+		{"tensor count past the bytes left only", b(new(gg).head(1, 0).pad(24 + 27)), TensorMalformed},
+		{"kv count past the file's length", b(new(gg).head(0, 5).pad(59)), HeaderTruncated},
+		{"kv count past the bytes left only", b(new(gg).head(0, 2).pad(24 + 23)), HeaderMalformed},
 		{"huge count", b(new(gg).head(1<<62, 0)), HeaderTruncated},
 		// Steps 4 and 5.
 		{"key not UTF-8", one(func(g *gg) *gg { return g.str("a\xff").u32(8).str("v") }, 1), HeaderMalformed},

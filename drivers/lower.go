@@ -23,8 +23,13 @@ const (
 // Lowerings lists the identifiers Lower accepts, in §13's order.
 var Lowerings = []string{IntSynth, WHM1, WAM1, WMB1, World, JPEGAI}
 
-// The capabilities whose whm1/1 set has one graph (§13.0's roles table).
-const capSplat = "wai.splat.int_codec"
+// The capabilities of whm1/1 in §13.0's roles table: splat's set is g_s
+// alone; int_hyper's (and the keyframe of wai.video.int_hyper) is h_s, g_s.
+const (
+	capSplat      = "wai.splat.int_codec"
+	capHyper      = "wai.neural.int_hyper"
+	capVideoHyper = "wai.video.int_hyper"
+)
 
 // File is one file of a parameter set: its name (only the base name is
 // read, to recognise it) and its bytes.
@@ -73,7 +78,18 @@ func sourceNames(lowering string, capability *string, n int) ([]string, error) {
 	case IntSynth:
 		return []string{"int_synth.json"}, nil
 	case WHM1:
-		if n == 1 || (capability != nil && *capability == capSplat) {
+		// By the capability where the roles table names it, else by the
+		// number of files.
+		one := n == 1
+		if capability != nil {
+			switch *capability {
+			case capSplat:
+				one = true
+			case capHyper, capVideoHyper:
+				one = false
+			}
+		}
+		if one {
 			return []string{"g_s.whm"}, nil
 		}
 		return []string{"h_s.whm", "g_s.whm"}, nil

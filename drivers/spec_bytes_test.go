@@ -292,3 +292,20 @@ func TestSpecBytesScale(t *testing.T) {
 	}))
 	compareBytes(t, "hs_uv", s.Graph("hs_uv"), w.b)
 }
+
+// TestHyperRoles: §13.0's roles table gives wai.neural.int_hyper (and the
+// keyframe of wai.video.int_hyper) the graphs h_s, g_s, so one file for
+// that capability is a usage error (not a refusal), not a set of g_s alone.
+func TestHyperRoles(t *testing.T) {
+	_, gs := hyperNets(0x5eed0007)
+	for _, c := range []string{"wai.neural.int_hyper", "wai.video.int_hyper"} {
+		s, err := Lower(WHM1, &c, []File{{"g_s.whm", EncodeWHM(gs)}})
+		if s != nil || err == nil || codeOf(err) != "" {
+			t.Errorf("%s with g_s alone: %v, %v; want a usage error", c, s, err)
+		}
+	}
+	c := "wai.splat.int_codec"
+	if s, err := Lower(WHM1, &c, []File{{"g_s.whm", EncodeWHM(gs)}}); err != nil || len(s.Roles) != 1 || s.Roles[0].Name != "g_s" {
+		t.Errorf("splat: %v", err)
+	}
+}

@@ -72,7 +72,7 @@ func genConv(g *gen) {
 		}
 	}
 	g.add(file, convID(p, "acc_ends"), one(whg1.OpConv, p, []whg1.Tensor{chk(2, l, h)}, []whg1.Tensor{der(2)}, 0, 0), ds...)
-	for _, b := range []int64{1, 2} {
+	for _, b := range []int64{1, 2, -1} {
 		a := &whg1.Conv{Cout: 1, KH: 1, KW: 1, SH: 1, SW: 1, Groups: 1, W: []int64{1, 1}, RQ: accRQ(b)}
 		g.add(file, convID(a, fmt.Sprintf("pre_bias%d_acc_i32", b)),
 			one(whg1.OpConv, a, []whg1.Tensor{chk(2, -1<<30, 1<<30-1)}, []whg1.Tensor{der(1)}, 0, 0), accDecodes()...)
@@ -127,8 +127,9 @@ func genConv(g *gen) {
 
 // accRQ is a pre bias b and nothing else. Over two unit taps of an input
 // in [−2^30, 2^30 − 1] the partial-sum interval A(K, b) of §8.2 is
-// [−2^31, 2^31 − 2 + b]: exactly i32's ends at b = 1, one past at b = 2
-// (§14.1 item 4).
+// [min(0, b) − 2^31, 2^31 − 2 + max(0, b)]: exactly i32's ends at b = 1
+// (where the sum −2^31 + 1 is also −(2^31 − 1)), one past the top at b = 2
+// and past the bottom at b = −1 (§14.1 item 4).
 func accRQ(b int64) whg1.RQ {
 	return whg1.RQ{Bias: whg1.PreBias, SKind: 1, Shift: []uint8{0}, BiasV: []int64{b}}
 }
@@ -165,7 +166,7 @@ func genConvT(g *gen) {
 		}
 	}
 	g.add(file, convTID(p, "acc_ends"), one(whg1.OpConvTranspose, p, []whg1.Tensor{chk(1, l, h)}, []whg1.Tensor{der(2)}, 0, 0), ds...)
-	for _, b := range []int64{1, 2} {
+	for _, b := range []int64{1, 2, -1} {
 		a := &whg1.ConvT{Cout: 1, KH: 1, KW: 1, SH: 1, SW: 1, W: []int64{1, 1}, RQ: accRQ(b)}
 		g.add(file, convTID(a, fmt.Sprintf("pre_bias%d_acc_i32", b)),
 			one(whg1.OpConvTranspose, a, []whg1.Tensor{chk(2, -1<<30, 1<<30-1)}, []whg1.Tensor{der(1)}, 0, 0), accDecodes()...)

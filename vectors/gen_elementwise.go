@@ -113,7 +113,9 @@ func genLut16(g *gen) {
 		}
 		return one(whg1.OpLut16, &whg1.Lut16{EIn: e, EOut: eOut, T: tab}, []whg1.Tensor{exp(in, e)}, []whg1.Tensor{exp(der(1), eOut)}, 0, 0)
 	}
-	g.add(file, "lut16_in_-32767_32767_exponents_5_-5", lut(5, chk(1, -32767, 32767), t), dec(nil, x), dec(nil, ten(1, 1, 1, -32767)))
+	// A 1×1 plane, odd sizes, and the input check range one past each end.
+	g.add(file, "lut16_in_-32767_32767_exponents_5_-5", lut(5, chk(1, -32767, 32767), t), dec(nil, x), dec(nil, ten(1, 1, 1, -32767)),
+		dec(nil, rnd(r, 1, 3, 5, -32767, 32767)), dec(nil, ten(1, 1, 1, -32768)), dec(nil, ten(1, 1, 1, 32768)))
 	g.add(file, "lut16_load_in_-32768_32767", lut(whg1.NoExponent, chk(1, -32768, 32767), t))
 	bad := lut(5, chk(1, -9, 9), t)
 	bad.Tensors[0].Exponent = 4

@@ -40,7 +40,7 @@ func genRounding(g *gen) {
 						side = "neg"
 					}
 					for _, k := range []int64{1, 3} {
-						for _, m := range tieMultipliers(s) {
+						for _, m := range tieMultipliers(code, s) {
 							t, tie := tieValues(s, sign*k, m)
 							if t == nil {
 								continue
@@ -65,12 +65,20 @@ func genRounding(g *gen) {
 
 // tieMultipliers are the multipliers tried for shift s: the largest power
 // of two that keeps t small and m within i32, then −2^31 and −2^63, which
-// reach the ties of the largest shifts.
-func tieMultipliers(s uint8) []int64 {
+// reach the ties of the largest shifts. gram and apply also try m = 1: their
+// "multiplier" is a second operand, so the product is a gram.term or
+// apply.term (class acc) and only m = 1 keeps the ties whose product fits
+// i32 (s = 31, and s = 32 on the negative side) under acc32, and the
+// negative tie −2^63 of s = 64 under acc64.
+func tieMultipliers(code whg1.Opcode, s uint8) []int64 {
 	if s == 0 {
 		return []int64{1}
 	}
-	return []int64{1 << min(s-1, 30), math.MinInt32, math.MinInt64}
+	ms := []int64{1 << min(s-1, 30), math.MinInt32, math.MinInt64}
+	if s > 1 && (code == whg1.OpGram || code == whg1.OpApply) {
+		ms = append([]int64{1}, ms...)
+	}
+	return ms
 }
 
 // tieValues are the t with t·m = k·2^(s−1) + j·m for j in {−1, 0, 1},
@@ -112,9 +120,19 @@ func fitI32(t []int64) []int64 {
 // a 1×1 kernel of weight 1, a multiplier row [m], a second operand of 1s
 // (mul) or of m (gram and apply, whose rq has no multiplier).
 func rqGraph(code whg1.Opcode, round whg1.Round, s uint8, m int64, t []int64) (*whg1.Graph, Decode) {
+	return rqGraphWith(code, whg1.RQ{Round: round, MKind: 1, SKind: 1, Mult: []int64{m}, Shift: []uint8{s}}, t)
+}
+
+// rqGraphWith is rqGraph for a whole one-channel rq (one multiplier m, one
+// shift, any bias). chscale takes its round, shift and M = [m] from it, and
+// gram and apply, whose rq has no multiplier or bias, its round and shift.
+func rqGraphWith(code whg1.Opcode, rq whg1.RQ, t []int64) (*whg1.Graph, Decode) {
 	n := len(t)
 	lo, hi := slices.Min(t), slices.Max(t)
-	rq := whg1.RQ{Round: round, MKind: 1, SKind: 1, Mult: []int64{m}, Shift: []uint8{s}}
+	round, s, m := rq.Round, rq.Shift[0], int64(1)
+	if len(rq.Mult) > 0 {
+		m = rq.Mult[0]
+	}
 	x := ten(1, 1, n, t...)
 	in := []whg1.Tensor{chk(1, lo, hi)}
 	switch code {

@@ -309,3 +309,34 @@ func TestHyperRoles(t *testing.T) {
 		t.Errorf("splat: %v", err)
 	}
 }
+
+// TestSpecBytesHyper: an int_hyper h_s (whm1/1, no output step) of igdn
+// then a 2-D conv_transpose.
+func TestSpecBytesHyper(t *testing.T) {
+	hs := &Network{Afrac: 1, Layers: []Layer{
+		{Tag: TagIGDN, C: 1, Gamma: []int64{1}, Beta: []int64{0}},
+		{Tag: TagConvT, In: 1, Out: 1, K: 2, Stride: 2, Opad: 1, W: []int64{1, 2, 3, 4}, Mult: []int64{2}, Bias: []int64{-5}},
+	}}
+	_, gs := hyperNets(0x5eed0007)
+	c := "wai.neural.int_hyper"
+	s, err := Lower(WHM1, &c, []File{{"h_s.whm", EncodeWHM(hs)}, {"g_s.whm", EncodeWHM(gs)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// x_0, read by igdn with c = 1, G = 1, Bb = 0, gf = 0, afrac = 1:
+	// N = X² + 1, isqrt(N) = X, and ⌊X·X/2⌋ + 1 ≤ I64 binds, so
+	// X² ≤ 2^64 − 2: X_0 = 2^32 − 1. x_1, read by the conv_transpose:
+	// c·k·k·Wm = 16, ⌊16X·2/2^0⌋ + 1 + 5 ≤ I64 binds: X_1 = ⌊(I64 − 6)/32⌋.
+	x0, x1 := int64(1<<32-1), int64((i64max-6)/32)
+	w := (&le{}).header(3, 2, 1, 1, 0).input(0).u32(2).
+		tensor(1, 2, -x0, x0).tensor(1, 2, -x1, x1).tensor(1, 0, 0, 0)
+	w.op(0x12, []uint32{0}, []uint32{1}, params(func(p *le) {
+		p.u32(0, 1).u8(4, 0, 0, 0, 0, 0, 0, 0).i32(1).i64(0) // gf, frac = afrac; g_bytes 4; γ; β
+	}))
+	w.op(0x11, []uint32{1}, []uint32{2}, params(func(p *le) {
+		p.u32(1, 2, 2, 2, 2, 0, 0, 1, 1).u8(2, 0, 0, 0)
+		p.u8(0, 2, 2, 1, 8, 8).u16(0).i64(2).u8(0).i64(-5)
+		p.i16(1, 2, 3, 4)
+	}))
+	compareBytes(t, "h_s", s.Graph("h_s"), w.b)
+}

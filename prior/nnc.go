@@ -58,6 +58,11 @@ func readNNC(b []byte) (*File, error) {
 		if size < 3 || size > uint64(len(b)-pos) {
 			return nil, refusal.New(NNCTruncated, "nnc: unit at byte %d of size %d is under 3 bytes or runs past the bitstream's %d", pos, size, len(b))
 		}
+		// §12.2: a field past its unit's end, the 31-bit size field itself
+		// included (a unit of 3 bytes has room for the 15-bit one only).
+		if size*8 < r.pos {
+			return nil, refusal.New(NNCTruncated, "nnc: unit at byte %d of size %d ends inside its own 31-bit size field", pos, size)
+		}
 		r.b = b[pos : pos+int(size)]
 		if err := st.unit(r, pos == 0); err != nil {
 			return nil, err

@@ -88,6 +88,9 @@ func TestNNCRules(t *testing.T) {
 		{"size 2", []byte{0, 2, 0}, NNCTruncated},
 		{"size past the end", []byte{0, 5, 0, 0}, NNCTruncated},
 		{"31-bit size 4: type past the unit", []byte{0x80, 0, 0, 4}, NNCTruncated},
+		// Size 3 passes "under 3 bytes", but its own 4-byte size field runs
+		// past the unit's end: nnc_truncated (§12.2), not a read past it.
+		{"31-bit size 3: the size field past the unit", []byte{0x80, 0, 0, 3, 0}, NNCTruncated},
 		{"31-bit size", cat([]byte{0x80, 0, 0, 6, 2, 0}, mpsUnit), ""},
 		{"first unit MPS", cat(mpsUnit, strUnit), NNCMalformed},
 		{"first unit not STR before the counter", []byte{0, 4, 1<<2 | 1, 0}, NNCMalformed},

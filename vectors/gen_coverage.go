@@ -126,12 +126,21 @@ func genConvTResidue(g *gen) {
 // β_i + Σ terms: with gf = 63 every term of x in [−9, 9] floors to 0, so
 // igdn.N = A({[0, 0]}, β) = [min(0, β), max(0, β)], attained by N = β.
 // β = 2^31 − 1 and −2^31 fit i32 (acc32); 2^31 and −2^31 − 1 are one past.
+// Then igdn.term (and N, with β = 0) at exactly 2^31 − 1 and −2^31: γ at
+// i32's ends, gf = 0 and x in [−1, 1], so x² = 1 gives the term γ itself;
+// with β = −1 the term −2^31 takes N one past (acc64 only).
 func genIGDNNorm(g *gen) {
 	for _, beta := range []int64{i32max, i32min, i32max + 1, i32min - 1} {
 		p := &whg1.IGDN{GF: 63, Frac: 0, Gamma: []int64{1}, Beta: []int64{beta}}
 		g.add(op(whg1.OpIGDN), fmt.Sprintf("igdn_gf63_beta%d_N_i32_ends", beta),
 			one(whg1.OpIGDN, p, []whg1.Tensor{chk(1, -9, 9)}, []whg1.Tensor{der(1)}, 0, 0),
 			dec(nil, ten(1, 1, 3, -9, 0, 9)))
+	}
+	for _, c := range [][2]int64{{i32max, 0}, {i32min, 0}, {i32min, -1}} {
+		p := &whg1.IGDN{Gamma: []int64{c[0]}, Beta: []int64{c[1]}}
+		g.add(op(whg1.OpIGDN), fmt.Sprintf("igdn_gf0_gamma%d_beta%d_term_i32_ends", c[0], c[1]),
+			one(whg1.OpIGDN, p, []whg1.Tensor{chk(1, -1, 1)}, []whg1.Tensor{der(1)}, 0, 0),
+			dec(nil, ten(1, 1, 3, -1, 0, 1)))
 	}
 }
 
@@ -165,7 +174,8 @@ func genOtherChecks(g *gen) {
 // genPlanes is §14.1 item 3 where the basic instance cannot take a 1×1
 // plane or odd sizes at its input (planeSizes): pixel_unshuffle (r = 2)
 // and subpos_split give 1×1 and odd output planes from 2×2, 6×10 and 2×14
-// inputs; add refuses inputs whose channels differ, at load.
+// inputs; the check ranges of subpos_split's outputs 1 to 3; add refuses
+// inputs whose channels differ, at load.
 func genPlanes(g *gen) {
 	r := pcg(11)
 	n9 := chk(1, -9, 9)
@@ -175,5 +185,23 @@ func genPlanes(g *gen) {
 	g.add(op(whg1.OpSubposSplit), "subpos_split_out_plane_1x1_and_odd_sizes",
 		one(whg1.OpSubposSplit, &whg1.Subpos{Order: [4]uint8{2, 0, 3, 1}}, []whg1.Tensor{n9}, []whg1.Tensor{der(1), der(1), der(1), der(1)}, 0, 0),
 		x(2, 2), x(6, 10), x(2, 14))
+	// Each output of subpos_split after output 0 (genOutputCheck checks
+	// output 0) with the check range [−8, 8]: order (0, 1, 2, 3) puts
+	// in[2y + a_k][2x + b_k] in output k, so on a 4×4 input in[a_k][b_k]
+	// and in[a_k + 2][b_k + 2] are its ends, then one past each (§14.1
+	// item 5; a check inside the graph, so acc64 only, §7.2).
+	for k := 1; k < 4; k++ {
+		outs := []whg1.Tensor{der(1), der(1), der(1), der(1)}
+		outs[k] = chk(1, -8, 8)
+		ab := (k/2)*4 + k%2
+		var ds []Decode
+		for _, e := range [][2]int64{{-8, 8}, {-9, 8}, {-8, 9}} {
+			x := ten(1, 4, 4, 0)
+			x.Data[ab], x.Data[ab+10] = e[0], e[1]
+			ds = append(ds, dec(nil, x))
+		}
+		g.add(op(whg1.OpSubposSplit), fmt.Sprintf("subpos_split_check_out%d_-8_8_ends_and_one_past", k),
+			one(whg1.OpSubposSplit, &whg1.Subpos{Order: [4]uint8{0, 1, 2, 3}}, []whg1.Tensor{chk(1, -9, 9)}, outs, 0, 0), ds...)
+	}
 	g.add(op(whg1.OpAdd), "add_load_channels_2_1", one(whg1.OpAdd, nil, []whg1.Tensor{chk(2, -9, 9), n9}, []whg1.Tensor{der(2)}, 0, 0))
 }

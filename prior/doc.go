@@ -20,8 +20,9 @@
 //   - Appendix A: every context the payload does not initialise, the one
 //     numbered L − 2 among them, starts at initialisation 0 (the measured
 //     implementation's default).
-//   - §9.2 step 3: a count is compared with the bytes after the counts;
-//     step 6: each dimension is checked non-zero as it is read, the Q8_0 and
+//   - §9.2 step 3: a count's least size is compared with the whole file's
+//     length, as the text says (step 5 compares an array's with the bytes
+//     left); step 6: each dimension is checked non-zero as it is read, the Q8_0 and
 //     size rules after the offset; step 7: the padding bytes present are
 //     checked zero before the file's end is.
 //   - §9.1 step 7: with no tensors the data is empty; tensors of no bytes

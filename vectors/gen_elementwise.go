@@ -103,6 +103,12 @@ func genLut16(g *gen) {
 		t[i] = int16(r.Uint32())
 	}
 	t[0] = 0
+	// T(v) = v for 3 ≤ |v| ≤ 9, and −101, −100, 7, 99, 100 for v = −2 … 2:
+	// the entries the clamp and check case below reads.
+	for v := -9; v <= 9; v++ {
+		t[32768+v] = int16(v)
+	}
+	copy(t[32768-2:], []int16{-101, -100, 7, 99, 100})
 	file := op(whg1.OpLut16)
 	x := ten(1, 2, 4, -32767, 32767, -1, 0, 1, 12345, -12345, 2)
 	// e_in = e and e_out = −e, or none for both.
@@ -116,6 +122,14 @@ func genLut16(g *gen) {
 	// A 1×1 plane, odd sizes, and the input check range one past each end.
 	g.add(file, "lut16_in_-32767_32767_exponents_5_-5", lut(5, chk(1, -32767, 32767), t), dec(nil, x), dec(nil, ten(1, 1, 1, -32767)),
 		dec(nil, rnd(r, 1, 3, 5, -32767, 32767)), dec(nil, ten(1, 1, 1, -32768)), dec(nil, ten(1, 1, 1, 32768)))
+	// §14.1 item 5 (acc64 only: a check inside the graph): input clamp
+	// [−2, 2], output check [−100, 99]. v = −1 and 1 give the check's ends
+	// −100 and 99; v = −2 and 2 give −101 and 100, one past each; v = −9
+	// and 9 clamp to −2 and 2 and are refused, where T(±9) = ±9 would pass.
+	g.add(file, "lut16_clamp_in_-2_2_check_out_-100_99", one(whg1.OpLut16, &whg1.Lut16{EIn: whg1.NoExponent, EOut: whg1.NoExponent, T: t},
+		[]whg1.Tensor{clp(1, -2, 2)}, []whg1.Tensor{chk(1, -100, 99)}, 0, 0),
+		dec(nil, ten(1, 1, 3, -1, 0, 1)), dec(nil, ten(1, 1, 1, -2)), dec(nil, ten(1, 1, 1, 2)),
+		dec(nil, ten(1, 1, 1, -9)), dec(nil, ten(1, 1, 1, 9)))
 	g.add(file, "lut16_load_in_-32768_32767", lut(whg1.NoExponent, chk(1, -32768, 32767), t))
 	bad := lut(5, chk(1, -9, 9), t)
 	bad.Tensors[0].Exponent = 4

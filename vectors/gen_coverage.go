@@ -40,7 +40,8 @@ func genShift127(g *gen) {
 // for conv, conv_transpose and mul; the post bias with rq.y at each i32
 // end and one past (§7.2 rq.post_bias) for conv and conv_transpose (mul,
 // gram and apply have no bias); item 6's q past i64 with y fitting for conv
-// and conv_transpose; and mul.p, gram.acc and apply.acc at ±(2^31 − 1).
+// and conv_transpose; chscale's q at i32's ends; and mul.p, gram.acc and
+// apply.acc at ±(2^31 − 1).
 func genRQWidths(g *gen) {
 	full := []int64{i32min, -1, 1, i32max}
 	for _, code := range []whg1.Opcode{whg1.OpConv, whg1.OpConvTranspose, whg1.OpMul} {
@@ -48,6 +49,16 @@ func genRQWidths(g *gen) {
 			gr, d := rqGraph(code, whg1.Floor, 32, m, full)
 			g.add(op(code), fmt.Sprintf("%s_mult%d_shift32_t_i32", code, m), gr, d)
 		}
+	}
+	// chscale's rq.q (= rq.y, no bias) at exactly −2^31 and ±(2^31 − 1):
+	// M = 1 over all of i32, M = −1 over [−(2^31 − 1), 2^31 − 1]; M = −1
+	// over all of i32 gives 2^31, one past (acc64 only).
+	for _, c := range []struct {
+		m int64
+		t []int64
+	}{{1, []int64{i32min, 0, i32max}}, {-1, []int64{-i32max, 0, i32max}}, {-1, []int64{i32min, 0, i32max}}} {
+		gr, d := rqGraph(whg1.OpChscale, whg1.Floor, 0, c.m, c.t)
+		g.add(op(whg1.OpChscale), fmt.Sprintf("chscale_m%d_shift0_t_%s", c.m, ints(c.t[0], c.t[2])), gr, d)
 	}
 	for _, code := range []whg1.Opcode{whg1.OpConv, whg1.OpConvTranspose} {
 		// t in [−2^31 + 7, 2^31 − 8]: with b = 7 rq.y's top is exactly

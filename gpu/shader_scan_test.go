@@ -1,11 +1,16 @@
-package shaders
+package gpu
 
 import (
 	"io/fs"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/waiops/waiops/shaders"
 )
+
+// The scan of the embedded shader sources lives here, beside the code that
+// compiles them, so that package shaders holds GLSL alone.
 
 // floatish matches every GLSL floating-point type, the built-ins that take
 // or return one, and a floating-point literal (§6: no floating-point
@@ -29,11 +34,11 @@ func stripComments(src string) string {
 
 func TestNoFloatingPoint(t *testing.T) {
 	n := 0
-	err := fs.WalkDir(FS, ".", func(path string, e fs.DirEntry, err error) error {
+	err := fs.WalkDir(shaders.FS, ".", func(path string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
 			return err
 		}
-		b, err := FS.ReadFile(path)
+		b, err := shaders.FS.ReadFile(path)
 		if err != nil {
 			return err
 		}

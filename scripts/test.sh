@@ -34,6 +34,7 @@ echo "== bench --quick (keeps it working; asserts outputs equal across fabrics, 
 echo "== conformance"
 "$out/waiops" conform --fabric cpu --report "$out/conformance/cpu"
 if [ -n "${WAIOPS_REQUIRE_GPU:-}" ] || [ -n "${DISPLAY:-}" ]; then
+  "$out/waiops" conform --fabric hybrid --report "$out/conformance/hybrid"
   "$out/waiops" conform --fabric gpu --report "$out/conformance/gpu"
 fi
 

@@ -22,7 +22,7 @@ type paths []string
 func (p *paths) String() string     { return strings.Join(*p, ",") }
 func (p *paths) Set(s string) error { *p = append(*p, s); return nil }
 
-// conformCmd is `waiops conform --fabric cpu|gpu|auto [--vectors PATH...]
+// conformCmd is `waiops conform --fabric cpu|gpu|hybrid|auto [--vectors PATH...]
 // [--report DIR]`: every vector whose profiles include the fabric's profile
 // (cpu: acc64, gpu: acc32), and on the CPU fabric every stage vector. It
 // prints one line per failure and last `N passed, M failed`; exit 1 when M
@@ -37,10 +37,7 @@ func conformCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return 2
 	}
-	if len(pos) != 0 && len(vpaths) == 0 {
-		fmt.Fprintln(stderr, "usage: waiops conform --fabric cpu|gpu|auto [--vectors PATH...] [--report DIR]")
-		return 2
-	}
+	// Arguments without a flag are more vector paths, wherever they stand.
 	vpaths = append(vpaths, pos...)
 	var c *vectors.Corpus
 	if len(vpaths) == 0 {

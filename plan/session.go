@@ -85,7 +85,7 @@ func NewSession(choice Choice) (*Session, error) {
 	case choice == Hybrid:
 		s.cpu = NewHybrid(g)
 	case err != nil:
-		s.Note = "no GPU fabric: " + err.Error() + "; running on the CPU reference"
+		s.Note = err.Error() + "; running on the CPU reference"
 	case choice == Auto && IsSoftware(g.Identity()["gl_renderer"]):
 		s.Note = "GL renderer " + g.Identity()["gl_renderer"] + " is a software rasteriser; auto runs on the CPU reference (use --fabric gpu to run there)"
 	default:

@@ -55,29 +55,42 @@ func init() {
 		if err != nil {
 			return prepared{}, err
 		}
-		og := int(p.Cout / p.Groups)
-		ocb := min(og, convMaxOCB)
-		kh, kw, sh, sw := int(p.KH), int(p.KW), int(p.SH), int(p.SW)
 		return prepared{prm: prm, run: func(d *Device, c *opCall) error {
 			in, out := c.inS[0], c.outS[0]
-			cg := in.C / int(p.Groups)
-			tx, ty, px, cib, tiled := convTile(out.H, cg, kh, kw, sh, sw, ocb)
-			defs := append([]string{
-				fmt.Sprintf("TX %d", tx), fmt.Sprintf("TY %d", ty), fmt.Sprintf("PX %d", px), fmt.Sprintf("OCB %d", ocb), fmt.Sprintf("CIB %d", cib),
-				fmt.Sprintf("KH %d", kh), fmt.Sprintf("KW %d", kw), fmt.Sprintf("SH %d", sh), fmt.Sprintf("SW %d", sw),
-				fmt.Sprintf("TILED %d", b2i(tiled)),
-			}, rqDefs...)
-			tilesX, tilesY := (out.W+tx*px-1)/(tx*px), (out.H+ty-1)/ty
-			blocks := (og + ocb - 1) / ocb
-			groups := tilesX * tilesY * blocks * int(p.Groups)
-			u := merge(uni, map[string]int{
-				"H": in.H, "W": in.W, "HO": out.H, "WO": out.W,
-				"CG": cg, "OG": og,
-				"TILES_X": tilesX, "TILES_Y": tilesY, "BLOCKS": blocks, "G": groups,
-			})
-			return d.dispatch(kernel{shader: "conv", defs: defs, in: c.in, out: c.out[0], prm: c.prm, uni: u, groups: groups})
+			return convDispatch(d, c, convGrid{
+				kh: int(p.KH), kw: int(p.KW), sh: int(p.SH), sw: int(p.SW), groups: int(p.Groups),
+				cg: in.C / int(p.Groups), og: int(p.Cout / p.Groups), h: in.H, w: in.W, ho: out.H, wo: out.W,
+			}, append([]string{"PHASE 0"}, rqDefs...), uni)
 		}}, nil
 	}
+}
+
+// convGrid is one dispatch of conv.comp: its kernel geometry, its groups
+// with the input and output channels of each, the input's sides and the
+// grid of output positions.
+type convGrid struct {
+	kh, kw, sh, sw, groups, cg, og, h, w, ho, wo int
+}
+
+// convDispatch runs conv.comp over grid g with its tile picked by convTile,
+// the variant's further defs and uniforms added.
+func convDispatch(d *Device, c *opCall, g convGrid, defs []string, uni map[string]int) error {
+	ocb := min(g.og, convMaxOCB)
+	tx, ty, px, cib, tiled := convTile(g.ho, g.cg, g.kh, g.kw, g.sh, g.sw, ocb)
+	defs = append([]string{
+		fmt.Sprintf("TX %d", tx), fmt.Sprintf("TY %d", ty), fmt.Sprintf("PX %d", px), fmt.Sprintf("OCB %d", ocb), fmt.Sprintf("CIB %d", cib),
+		fmt.Sprintf("KH %d", g.kh), fmt.Sprintf("KW %d", g.kw), fmt.Sprintf("SH %d", g.sh), fmt.Sprintf("SW %d", g.sw),
+		fmt.Sprintf("TILED %d", b2i(tiled)),
+	}, defs...)
+	tilesX, tilesY := (g.wo+tx*px-1)/(tx*px), (g.ho+ty-1)/ty
+	blocks := (g.og + ocb - 1) / ocb
+	groups := tilesX * tilesY * blocks * g.groups
+	u := merge(uni, map[string]int{
+		"H": g.h, "W": g.w, "HO": g.ho, "WO": g.wo,
+		"CG": g.cg, "OG": g.og,
+		"TILES_X": tilesX, "TILES_Y": tilesY, "BLOCKS": blocks, "G": groups,
+	})
+	return d.dispatch(kernel{shader: "conv", defs: defs, in: c.in, out: c.out[0], prm: c.prm, uni: u, groups: groups})
 }
 
 func b2i(b bool) int {

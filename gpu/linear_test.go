@@ -152,12 +152,18 @@ func TestConv(t *testing.T) {
 	})
 }
 
+// convT is a conv_transpose case on input x with weights drawn from
+// [−127, 127].
+func convT(r *rand.Rand, name string, x in, cout, kh, kw, sh, sw, ph, pw, oph, opw uint32, q whg1.RQ) opCase {
+	n := int(x.c*cout) * int(kh*kw)
+	return opCase{name: name, code: whg1.OpConvTranspose, ins: []in{x}, outC: []uint32{cout},
+		params: &whg1.ConvT{Cout: cout, KH: kh, KW: kw, SH: sh, SW: sw, PH: ph, PW: pw, OPH: oph, OPW: opw, RQ: q, W: randInts(r, n, -127, 127)}}
+}
+
 func TestConvTranspose(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	ct := func(name string, x in, cout, kh, kw, sh, sw, ph, pw, oph, opw uint32, q whg1.RQ) opCase {
-		n := int(x.c*cout) * int(kh*kw)
-		return opCase{name: name, code: whg1.OpConvTranspose, ins: []in{x}, outC: []uint32{cout},
-			params: &whg1.ConvT{Cout: cout, KH: kh, KW: kw, SH: sh, SW: sw, PH: ph, PW: pw, OPH: oph, OPW: opw, RQ: q, W: randInts(r, n, -127, 127)}}
+		return convT(r, name, x, cout, kh, kw, sh, sw, ph, pw, oph, opw, q)
 	}
 	post := whg1.RQ{Round: whg1.HalfEven, MKind: 1, SKind: 1, Mult: []int64{3}, Shift: []uint8{1}, Bias: whg1.PostBias, BiasV: []int64{-9, 0, 9, 1}}
 	x := in{3, -128, 127, 4, 5}

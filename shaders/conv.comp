@@ -10,6 +10,20 @@
 //
 // acc32: every product and partial sum (conv.term, conv.acc) fits i32 in
 // any order (§6), so int accumulation is exact.
+//
+// With PHASE 1 the same kernel runs one phase ρ = (RY, RX) of a
+// conv_transpose (§9.3): a stride-1 convolution of the input with the
+// phase's flipped sub-kernel of KH × KW taps, over the phase's grid of
+// HO × WO positions (u, v) = (U0 + oy, V0 + ox). Tap (i, j) is
+// Wt[c][o][RY + SHT·(KH − 1 − i)][RX + SWT·(KW − 1 − j)], zero past the
+// kernel (a missing tap adds a zero term), and PH = KH − 1 − U0 (likewise
+// PW) puts row i of the patch at input row u − (KH − 1 − i). Output (o, u, v)
+// is out[o][u·SHT + RY − PHT][v·SWT + RX − PWT]; the host picks the grid so
+// that every such position lies inside [HOT, WOT], and a position whose
+// taps all fall outside the input sums to 0 and holds rq_o(0).
+// acc32: each product is a weight's term (convT.term) and every partial
+// sum of a phase lies in A(K_ρ, b) ⊆ convT.acc (§8.3, §9.3), which fits
+// i32 in any order, so int accumulation is exact here too.
 layout(local_size_x = TX, local_size_y = TY) in;
 
 uniform int H;      // input sides
@@ -24,7 +38,44 @@ uniform int TILES_X;
 uniform int TILES_Y;
 uniform int BLOCKS; // ⌈OG / OCB⌉
 uniform int G;      // work groups in all
-uniform int P_W;    // offset of Wt[cout][cg][KH][KW] in prm
+uniform int P_W;    // offset of Wt[cout][cg][KH][KW] in prm (conv),
+                    // Wt[cin][cout][KHT][KWT] (PHASE)
+#if PHASE
+uniform int RY;     // the phase ρ
+uniform int RX;
+uniform int U0;     // the phase grid's first position
+uniform int V0;
+uniform int PHT;    // conv_transpose's padding, output sides and stride
+uniform int PWT;
+uniform int HOT;
+uniform int WOT;
+uniform int SHT;
+uniform int SWT;
+
+// weight is tap k = i·KW + j of the flipped sub-kernel for output channel o
+// and input channel c (§9.3), 0 past the kernel.
+int weight(uint o, uint c, int k) {
+	int i = RY + SHT * (KH - 1 - k / KW);
+	int j = RX + SWT * (KW - 1 - k % KW);
+	if (i >= KHT || j >= KWT) {
+		return 0;
+	}
+	return prm_ld(uint(P_W) + ((c * uint(OG) + o) * uint(KHT) + uint(i)) * uint(KWT) + uint(j));
+}
+
+// out_at is the output element of channel o at grid position (oy, ox).
+uint out_at(uint o, int oy, int ox) {
+	int y = (U0 + oy) * SHT + RY - PHT;
+	int x = (V0 + ox) * SWT + RX - PWT;
+	return (o * uint(HOT) + uint(y)) * uint(WOT) + uint(x);
+}
+#else
+// weight is tap k of output channel o over channel c of its group.
+int weight(uint o, uint c, int k) { return prm_ld(uint(P_W) + (o * uint(CG) + c) * uint(KH * KW) + uint(k)); }
+
+// out_at is the output element of channel o at (oy, ox).
+uint out_at(uint o, int oy, int ox) { return (o * uint(HO) + uint(oy)) * uint(WO) + uint(ox); }
+#endif
 
 #define PATCH_H ((TY - 1) * SH + KH)
 #define PATCH_W ((TX * PX - 1) * SW + KW)
@@ -80,7 +131,7 @@ void main() {
 			uint cb = k / uint(OCB * KK);
 			uint o = o0 + (k / uint(KK)) % uint(OCB);
 			bool real = o < oEnd && ci + int(cb) < CG;
-			wsh[k] = real ? prm_ld(uint(P_W) + (o * uint(CG) + uint(ci) + cb) * uint(KK) + k % uint(KK)) : 0;
+			wsh[k] = real ? weight(o, uint(ci) + cb, int(k % uint(KK))) : 0;
 		}
 		barrier();
 		for (int cb = 0; cb < CIB; cb++) {
@@ -106,7 +157,7 @@ void main() {
 			for (int j = 0; j < KW; j++) {
 				for (int q = 0; q < OCB; q++) {
 					uint o = min(o0 + uint(q), oEnd - 1u); // past oEnd: never stored
-					wv[q] = prm_ld(uint(P_W) + (o * uint(CG) + uint(ci)) * uint(KK) + uint(i * KW + j));
+					wv[q] = weight(o, uint(ci), i * KW + j);
 				}
 				// Positions past WO are never stored: stop before forming
 				// their x, so no signed product can pass i32 (§7.3).
@@ -131,7 +182,7 @@ void main() {
 		for (int q = 0; q < OCB; q++) {
 			uint o = o0 + uint(q);
 			if (o < oEnd) {
-				out_st((o * uint(HO) + uint(oy)) * uint(WO) + uint(ox0 + p), rq(acc[p * OCB + q], o));
+				out_st(out_at(o, oy, ox0 + p), rq(acc[p * OCB + q], o));
 			}
 		}
 	}

@@ -3,6 +3,8 @@
 // ty = y + ph − i ≥ 0, ty mod sh = 0 and ty / sh < H (likewise x). Taps i
 // run from (y + ph) mod sh in steps of sh, so only the divisible ones are
 // visited (these are §9.3's phases). A position no tap reaches holds rq_o(0).
+// The host runs it only past convTMaxPhases (sh·sw > 64, the huge strides);
+// below, conv.comp runs the phase form (gpu/conv_transpose.go).
 //
 // acc32: every product and partial sum (convT.term, convT.acc) fits i32.
 layout(local_size_x = LOCAL) in;

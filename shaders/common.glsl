@@ -4,11 +4,10 @@
 //
 // §7.3: every signed value of an acc32 graph fits i32, so int arithmetic on
 // tensor values, partial sums and shifted results never overflows. The two
-// product intermediates (rq.p, igdn.gx2) need 64 bits: they are formed
-// exactly as a two-word value by GLSL's integer imulExtended, and rounded,
-// shifted and biased on that value (in uint arithmetic, which wraps by
-// definition, GLSL §5.9) before the result narrows to i32. No
-// floating-point type appears here (§6).
+// product intermediates (rq.p, igdn.gx2) need 64 bits: they are formed from
+// 16-bit halves in uint arithmetic, which wraps by definition (GLSL §5.9),
+// as a two-word value, and rounded, shifted and biased on that value before
+// the result narrows to i32. No floating-point type appears here (§6).
 
 #ifndef ROUND
 #define ROUND 0
@@ -29,13 +28,36 @@ w64 w_add(w64 a, w64 b) {
 	return w64(a.hi + b.hi + (lo < a.lo ? 1u : 0u), lo);
 }
 
+// w_neg is the 64-bit negation (two's complement).
+w64 w_neg(w64 a) {
+	uint lo = ~a.lo + 1u;
+	return w64(~a.hi + (lo == 0u ? 1u : 0u), lo);
+}
+
+// w_umul is the exact product of two u32 from their 16-bit halves: each
+// partial product is below 2^32, and mid sums three values below 2^16 each
+// plus one below 2^16, so nothing is lost to the wrap.
+w64 w_umul(uint a, uint b) {
+	uint a0 = a & 0xFFFFu;
+	uint a1 = a >> 16;
+	uint b0 = b & 0xFFFFu;
+	uint b1 = b >> 16;
+	uint p00 = a0 * b0;
+	uint p01 = a0 * b1;
+	uint p10 = a1 * b0;
+	uint p11 = a1 * b1;
+	uint mid = (p00 >> 16) + (p01 & 0xFFFFu) + (p10 & 0xFFFFu);
+	return w64(p11 + (p01 >> 16) + (p10 >> 16) + (mid >> 16), (mid << 16) | (p00 & 0xFFFFu));
+}
+
+// u_abs is |v| as a u32, exact for v = −2^31.
+uint u_abs(int v) { return v < 0 ? ~uint(v) + 1u : uint(v); }
+
 // w_mul is the exact product of two i32 (§7.1: a product intermediate
-// formed from two operands that each fit i32 fits i64): imulExtended
-// (GLSL 4.00 §8.8) returns its 64 bits in two words, msb the high one.
+// formed from two operands that each fit i32 fits i64).
 w64 w_mul(int a, int b) {
-	int hi, lo;
-	imulExtended(a, b, hi, lo);
-	return w64(uint(hi), uint(lo));
+	w64 p = w_umul(u_abs(a), u_abs(b));
+	return (a < 0) != (b < 0) ? w_neg(p) : p;
 }
 
 // asr32 is ⌊x / 2^s⌋ for 0 ≤ s ≤ 31, written out rather than left to the

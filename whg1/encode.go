@@ -93,6 +93,16 @@ func width(recorded uint8, v []int64, choices ...uint8) uint8 {
 	return WidthFor(v, choices...)
 }
 
+// kernel writes what conv and conv_transpose share after their sizes
+// (§10.4): u8 w_bytes, 3 reserved, RQ, then the weights at that width.
+func (w *writer) kernel(wBytes uint8, rq *RQ, wt []int64) {
+	wb := width(wBytes, wt, 1, 2, 4, 8)
+	w.u8(wb)
+	w.zero(3)
+	w.rq(rq)
+	w.ints(wt, wb)
+}
+
 // params writes a parameter block (§10.4).
 func (w *writer) params(params any) {
 	switch p := params.(type) {
@@ -100,20 +110,12 @@ func (w *writer) params(params any) {
 		for _, v := range []uint32{p.Cout, p.KH, p.KW, p.SH, p.SW, p.PH, p.PW, p.Groups} {
 			w.u32(v)
 		}
-		wb := width(p.WBytes, p.W, 1, 2, 4, 8)
-		w.u8(wb)
-		w.zero(3)
-		w.rq(&p.RQ)
-		w.ints(p.W, wb)
+		w.kernel(p.WBytes, &p.RQ, p.W)
 	case *ConvT:
 		for _, v := range []uint32{p.Cout, p.KH, p.KW, p.SH, p.SW, p.PH, p.PW, p.OPH, p.OPW} {
 			w.u32(v)
 		}
-		wb := width(p.WBytes, p.W, 1, 2, 4, 8)
-		w.u8(wb)
-		w.zero(3)
-		w.rq(&p.RQ)
-		w.ints(p.W, wb)
+		w.kernel(p.WBytes, &p.RQ, p.W)
 	case *Rescale:
 		w.rq(&p.RQ)
 	case *Chscale:

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/waiops/waiops/refusal"
+	"github.com/waiops/waiops/strictjson"
 )
 
 // NNC unit types and payload types (§12.1, §12.2).
@@ -189,16 +190,16 @@ func (st *nncState) readTPL(r *bitReader) error {
 	if sf != 0 {
 		return nil
 	}
-	v, err := parseJSON([]byte(topo))
-	if err != nil || v.kind != jObject {
+	v, err := strictjson.Parse([]byte(topo), maxDepth)
+	if err != nil || v.Kind != strictjson.Object {
 		return nil
 	}
 	meta := map[string]string{}
-	for _, m := range v.members {
-		if m.value.kind != jString {
+	for _, m := range v.Members {
+		if m.Value.Kind != strictjson.String {
 			return nil
 		}
-		meta[m.name] = m.value.str
+		meta[m.Name] = m.Value.Str
 	}
 	st.f.Meta = meta
 	return nil

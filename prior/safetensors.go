@@ -6,7 +6,12 @@ import (
 	"strconv"
 
 	"github.com/waiops/waiops/refusal"
+	"github.com/waiops/waiops/strictjson"
 )
+
+// maxDepth is §9.1 step 3's nesting limit; the outermost value is level 1
+// (DECISIONS F). NNC topologies (§12.2) are read under it too.
+const maxDepth = 64
 
 // maxHeader is §9.1 step 2's cap on the header's length N.
 const maxHeader = 100_000_000
@@ -27,29 +32,29 @@ func readSafetensors(b []byte) (*File, error) {
 		return nil, refusal.New(HeaderTruncated, "safetensors: header of %d bytes runs past the file's %d", n, len(b)-8)
 	}
 	// §9.1 step 3: one JSON object, no name twice, at most 64 levels.
-	root, err := parseJSON(b[8 : 8+n])
+	root, err := strictjson.Parse(b[8:8+n], maxDepth)
 	if err != nil {
 		return nil, refusal.New(HeaderMalformed, "safetensors: header: %v", err)
 	}
-	if root.kind != jObject {
+	if root.Kind != strictjson.Object {
 		return nil, refusal.New(HeaderMalformed, "safetensors: the header is not a JSON object")
 	}
 	data := b[8+n:]
 	type span struct{ begin, end uint64 }
 	f := &File{Meta: map[string]string{}}
-	spans := make([]span, 0, len(root.members))
+	spans := make([]span, 0, len(root.Members))
 	// §9.1: steps 4 to 6 in the order the header writes its members.
-	for _, m := range root.members {
-		if m.name == "__metadata__" {
+	for _, m := range root.Members {
+		if m.Name == "__metadata__" {
 			// §9.1 step 4: an object of strings.
-			if m.value.kind != jObject {
+			if m.Value.Kind != strictjson.Object {
 				return nil, refusal.New(HeaderMalformed, "safetensors: __metadata__ is not an object")
 			}
-			for _, kv := range m.value.members {
-				if kv.value.kind != jString {
-					return nil, refusal.New(HeaderMalformed, "safetensors: __metadata__ member %q is not a string", kv.name)
+			for _, kv := range m.Value.Members {
+				if kv.Value.Kind != strictjson.String {
+					return nil, refusal.New(HeaderMalformed, "safetensors: __metadata__ member %q is not a string", kv.Name)
 				}
-				f.Meta[kv.name] = kv.value.str
+				f.Meta[kv.Name] = kv.Value.Str
 			}
 			continue
 		}
@@ -87,21 +92,21 @@ func readSafetensors(b []byte) (*File, error) {
 }
 
 // stTensor applies §9.1 steps 5 and 6 to one member.
-func stTensor(m jmember) (Tensor, uint64, uint64, error) {
+func stTensor(m strictjson.Member) (Tensor, uint64, uint64, error) {
 	bad := func(format string, args ...any) (Tensor, uint64, uint64, error) {
-		return Tensor{}, 0, 0, refusal.New(TensorMalformed, "safetensors: tensor %q: "+format, append([]any{m.name}, args...)...)
+		return Tensor{}, 0, 0, refusal.New(TensorMalformed, "safetensors: tensor %q: "+format, append([]any{m.Name}, args...)...)
 	}
 	// §9.1 step 5, in its order.
-	if m.name == "" {
+	if m.Name == "" {
 		return bad("the name is empty")
 	}
-	v := m.value
-	if v.kind != jObject || len(v.members) != 3 {
+	v := m.Value
+	if v.Kind != strictjson.Object || len(v.Members) != 3 {
 		return bad("not an object of exactly dtype, shape and data_offsets")
 	}
-	fields := map[string]jvalue{}
-	for _, f := range v.members {
-		fields[f.name] = f.value
+	fields := map[string]strictjson.Value{}
+	for _, f := range v.Members {
+		fields[f.Name] = f.Value
 	}
 	dt, okD := fields["dtype"]
 	shape, okS := fields["shape"]
@@ -109,19 +114,19 @@ func stTensor(m jmember) (Tensor, uint64, uint64, error) {
 	if !okD || !okS || !okO {
 		return bad("not an object of exactly dtype, shape and data_offsets")
 	}
-	if dt.kind != jString {
+	if dt.Kind != strictjson.String {
 		return bad("dtype is not a string")
 	}
-	size, known := elemSize[DType(dt.str)]
+	size, known := elemSize[DType(dt.Str)]
 	if !known {
-		return Tensor{}, 0, 0, refusal.New(DTypeUnknown, "safetensors: tensor %q: dtype %q is not in §9.1's table", m.name, dt.str)
+		return Tensor{}, 0, 0, refusal.New(DTypeUnknown, "safetensors: tensor %q: dtype %q is not in §9.1's table", m.Name, dt.Str)
 	}
-	ints := func(v jvalue) ([]uint64, bool) {
-		if v.kind != jArray {
+	ints := func(v strictjson.Value) ([]uint64, bool) {
+		if v.Kind != strictjson.Array {
 			return nil, false
 		}
-		out := make([]uint64, len(v.elems))
-		for i, e := range v.elems {
+		out := make([]uint64, len(v.Elems))
+		for i, e := range v.Elems {
 			x, ok := plainUint(e)
 			if !ok {
 				return nil, false
@@ -148,16 +153,16 @@ func stTensor(m jmember) (Tensor, uint64, uint64, error) {
 		return bad("the size in bytes passes 2^64 - 1")
 	}
 	if be[1]-be[0] != bytes {
-		return Tensor{}, 0, 0, refusal.New(OffsetMismatch, "safetensors: tensor %q: data_offsets span %d bytes, its shape %d", m.name, be[1]-be[0], bytes)
+		return Tensor{}, 0, 0, refusal.New(OffsetMismatch, "safetensors: tensor %q: data_offsets span %d bytes, its shape %d", m.Name, be[1]-be[0], bytes)
 	}
-	return Tensor{Name: m.name, DType: DType(dt.str), Shape: dims}, be[0], be[1], nil
+	return Tensor{Name: m.Name, DType: DType(dt.Str), Shape: dims}, be[0], be[1], nil
 }
 
 // plainUint reads an integer as §9.1 step 5 admits it: plain decimal, no
 // sign, fraction, exponent or leading zero, at most 2^64 − 1.
-func plainUint(v jvalue) (uint64, bool) {
-	s := v.str
-	if v.kind != jNumber || s == "" || len(s) > 1 && s[0] == '0' {
+func plainUint(v strictjson.Value) (uint64, bool) {
+	s := v.Str
+	if v.Kind != strictjson.Number || s == "" || len(s) > 1 && s[0] == '0' {
 		return 0, false
 	}
 	for i := 0; i < len(s); i++ {

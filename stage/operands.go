@@ -128,12 +128,17 @@ func (o *operands) hex(key string) []byte {
 }
 
 // tensor reads a §14.1 tensor; a malformed one is refused with code at −1.
+// So is one with a zero dimension, which tensor.FromJSON reads for §4 run
+// step 1 to judge: a stage operand is a tensor of §3, every side at least 1.
 func (o *operands) tensor(key string, code refusal.Code) *tensor.T {
 	v, ok := o.get(key)
 	if !ok {
 		return nil
 	}
 	t, err := tensor.FromJSON(v)
+	if err == nil && (t.Shape.C < 1 || t.Shape.H < 1 || t.Shape.W < 1) {
+		err = fmt.Errorf("shape %v has a zero dimension", t.Shape)
+	}
 	if err != nil && o.err == nil {
 		o.err = cond(code, "%s: %s: %v", o.op, key, err)
 	}

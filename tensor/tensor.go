@@ -9,7 +9,9 @@ import (
 	"github.com/waiops/waiops/cjson"
 )
 
-// Shape is [C, H, W]; every dimension is at least 1 in a valid tensor.
+// Shape is [C, H, W]; every dimension is at least 1 in a valid tensor
+// (§4 run step 1 and each stage operator check it), though FromJSON reads a
+// zero one.
 type Shape struct{ C, H, W int }
 
 // Elems is C·H·W. Shapes that reach here were planned under the 2^26 cap, so
@@ -38,8 +40,10 @@ func (t *T) JSON() map[string]any {
 // maxElems bounds what FromJSON accepts before it allocates (§3's cap).
 const maxElems = 1 << 26
 
-// FromJSON reads a §14.1 tensor. The shape is checked (each dimension ≥ 1,
-// at most 2^26 elements) and must match the data length.
+// FromJSON reads a §14.1 tensor. Each dimension is in 0..2^26, the
+// product at most 2^26 elements, and the data length must match. A zero
+// dimension is read: whether a shape suits a graph is §4 run step 1's
+// question (H ≥ 1 and W ≥ 1, model_mismatch), not the reader's.
 func FromJSON(v any) (*T, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -58,12 +62,14 @@ func FromJSON(v any) (*T, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tensor: shape[%d]: %v", i, err)
 		}
-		if n < 1 || n > maxElems {
-			return nil, fmt.Errorf("tensor: shape[%d] = %d is outside 1..2^26", i, n)
+		if n < 0 || n > maxElems {
+			return nil, fmt.Errorf("tensor: shape[%d] = %d is outside 0..2^26", i, n)
 		}
 		dims[i] = n
 	}
-	if dims[0]*dims[1] > maxElems || dims[0]*dims[1]*dims[2] > maxElems {
+	// Each dimension is at most 2^26, so C·H is at most 2^52 and C·H·W is
+	// formed only when C·H is within the cap (or W is 0): nothing wraps.
+	if ch := dims[0] * dims[1]; (ch > maxElems && dims[2] > 0) || ch*dims[2] > maxElems {
 		return nil, fmt.Errorf("tensor: shape %v passes 2^26 elements", dims)
 	}
 	data, ok := m["data"].([]any)

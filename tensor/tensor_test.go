@@ -31,7 +31,8 @@ func TestJSONRoundTrip(t *testing.T) {
 func TestFromJSONRefuses(t *testing.T) {
 	for _, tc := range []struct{ json, why string }{
 		{`{"data":["1"],"shape":["1","1","2"]}`, "1 elements for shape"},
-		{`{"data":[],"shape":["0","1","1"]}`, "outside 1..2^26"},
+		{`{"data":[],"shape":["1","-1","1"]}`, "outside 0..2^26"},
+		{`{"data":[],"shape":["1","1","67108865"]}`, "outside 0..2^26"},
 		{`{"data":["1"],"shape":["1","1"]}`, "three integers"},
 		{`{"data":[1],"shape":["1","1","1"]}`, "integer string"},
 		{`{"data":["1"],"shape":["1","1","1"],"x":"1"}`, "exactly the members"},
@@ -45,6 +46,37 @@ func TestFromJSONRefuses(t *testing.T) {
 		if _, err := FromJSON(v); err == nil || !strings.Contains(err.Error(), tc.why) {
 			t.Errorf("%s: err = %v, want %q", tc.json, err, tc.why)
 		}
+	}
+}
+
+// TestFromJSONZeroDimension: a zero dimension is read (§4 run step 1 refuses
+// it, not the reader), as an empty tensor however large the other two are,
+// so nothing is allocated for them.
+func TestFromJSONZeroDimension(t *testing.T) {
+	for _, tc := range []struct {
+		json string
+		want Shape
+	}{
+		{`{"data":[],"shape":["1","0","8"]}`, Shape{1, 0, 8}},
+		{`{"data":[],"shape":["0","67108864","67108864"]}`, Shape{0, 1 << 26, 1 << 26}},
+		{`{"data":[],"shape":["67108864","67108864","0"]}`, Shape{1 << 26, 1 << 26, 0}},
+	} {
+		v, err := cjson.Unmarshal([]byte(tc.json))
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := FromJSON(v)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.json, err)
+		}
+		if x.Shape != tc.want || len(x.Data) != 0 || cap(x.Data) != 0 {
+			t.Errorf("%s: shape %v, %d elements (cap %d)", tc.json, x.Shape, len(x.Data), cap(x.Data))
+		}
+	}
+	// One element for a zero-sized shape is a length mismatch.
+	v, _ := cjson.Unmarshal([]byte(`{"data":["1"],"shape":["1","0","8"]}`))
+	if _, err := FromJSON(v); err == nil || !strings.Contains(err.Error(), "1 elements for shape") {
+		t.Errorf("err = %v", err)
 	}
 }
 

@@ -1,0 +1,152 @@
+// Package dot holds the CPU fabric's integer dot-product kernels: rows of
+// 16-bit operand pairs multiplied and added into 32-bit lanes, each lane
+// widened into an int64 sum before it can hold more products than §6's K_c
+// allows (integer-operators.md §6, "Chunked 32-bit partial sums" and
+// "Dot-product instructions").
+//
+// There is one Go signature per kernel (Mac16) and one implementation per
+// instruction set, each in its own file: pure Go (mac16_generic.go) and,
+// on amd64, AVX2 vpmaddwd + vpaddd (mac16_amd64.s). A dispatcher picks the
+// widest one golang.org/x/sys/cpu reports once, at package init; the purego
+// build tag forces the pure-Go kernel.
+//
+// Who should use it: cpuref, for operators whose operands the bounds of §8
+// put inside i16 and whose K_c is at least 2 (Choose16). Everything else
+// stays on cpuref's int64 and 128-bit paths. The kernels never see an
+// offset encoding: every operand is the element's value (§3, Storage).
+package dot
+
+import "math"
+
+// Impl is one implementation of the kernels.
+type Impl struct {
+	// Name is the instruction set: "purego", "avx2".
+	Name string
+	// mac16 has the contract of the package's Mac16, with its checks done.
+	mac16 func(acc []int64, x []int16, off []int32, w []uint32, chunk int)
+	// peak runs n rounds of PeakRound products of the instruction mac16
+	// is built on, on registers: the benchmarks' measure of the machine.
+	peak func(n int)
+}
+
+// PeakRound is the number of 16-bit products one round of a peak loop forms.
+const PeakRound = 128
+
+// generic is the pure-Go implementation, present in every build.
+var generic = Impl{Name: "purego", mac16: mac16Generic, peak: peakGeneric}
+
+// impls lists the implementations this build has and this machine runs,
+// the pure one first; best is the last of them, the one the dispatcher
+// picked.
+var (
+	impls = append([]Impl{generic}, native()...)
+	best  = impls[len(impls)-1]
+)
+
+// Implementations returns the names of the implementations this build has
+// and this machine runs, the pure one first and the dispatcher's pick last.
+func Implementations() []string {
+	names := make([]string, len(impls))
+	for i, im := range impls {
+		names[i] = im.Name
+	}
+	return names
+}
+
+// Selected is the name of the implementation Mac16 runs.
+func Selected() string { return best.Name }
+
+// Accelerated reports whether Mac16 runs an instruction-set kernel rather
+// than the pure-Go one.
+func Accelerated() bool { return best.Name != generic.Name }
+
+// Block is the column granularity of Mac16: len(acc) is a multiple of it.
+const Block = 8
+
+// Taps is the tap list of Mac16: for tap k, the index off[k] in x of the
+// first operand pair of column 0 (an even index: pairs are x[2m], x[2m+1]).
+// Its fields are fixed by NewTaps, which has checked them.
+type Taps struct {
+	off    []int32
+	maxOff int
+}
+
+// NewTaps checks off (every entry even and non-negative) and keeps it; it
+// returns false otherwise.
+func NewTaps(off []int32) (*Taps, bool) {
+	t := &Taps{off: off}
+	for _, o := range off {
+		if o < 0 || o%2 != 0 {
+			return nil, false
+		}
+		t.maxOff = max(t.maxOff, int(o))
+	}
+	return t, true
+}
+
+// Len is the number of taps.
+func (t *Taps) Len() int { return len(t.off) }
+
+// Pair is a tap's two 16-bit weights, lo in the low half and hi in the high
+// half, as Mac16 reads them.
+func Pair(lo, hi int16) uint32 { return uint32(uint16(lo)) | uint32(uint16(hi))<<16 }
+
+// Mac16 adds, for every column t < len(acc),
+//
+//	acc[t] += Σ_{k < taps.Len()} lo(w[k])·x[off[k] + 2t] + hi(w[k])·x[off[k] + 2t + 1]
+//
+// with lo and hi the halves of w[k] as int16 (Pair). Each 32-bit lane sums
+// the products of at most chunk taps (2·chunk products) before it is
+// widened into acc[t]: chunk comes from Choose16 over intervals that hold
+// every operand, so each lane's chunk sum fits i32 and the result is the
+// exact integer. It returns false, and changes nothing, when the arguments
+// do not fit: len(acc) not a multiple of Block, len(w) ≠ taps.Len(),
+// chunk < 1, or a tap that would read past x.
+func Mac16(acc []int64, x []int16, taps *Taps, w []uint32, chunk int) bool {
+	if len(acc)%Block != 0 || len(w) != len(taps.off) || chunk < 1 ||
+		(len(w) > 0 && taps.maxOff+2*len(acc) > len(x)) {
+		return false
+	}
+	if len(acc) == 0 || len(w) == 0 {
+		return true
+	}
+	best.mac16(acc, x, taps.off, w, chunk)
+	return true
+}
+
+// Operands are intervals that hold every weight and every input value of
+// one sum, such as a node's weight range and the certified interval of its
+// input (§8.5 mac), or tighter ones measured on a decode's actual values.
+type Operands struct{ WLo, WHi, XLo, XHi int64 }
+
+// Choose16 is the chunk of Mac16 for operands in o: the most taps a 32-bit
+// lane may take. It is ok only when every operand fits i16 (mac.w_bits and
+// mac.a_bits ≤ 16) and K_c ≥ 2, where P is the largest product magnitude
+// max|w|·max|x| and K_c = ⌊(2^31 − 1)/P⌋ (§6), unbounded when P = 0.
+// Each tap adds two products into a lane, so chunk = ⌊K_c/2⌋ taps hold at
+// most K_c products, whose every partial sum lies in ±K_c·P ⊂ i32.
+//
+// Why the lane never wraps: vpmaddwd forms each pair sum w₀x₀ + w₁x₁ in 32
+// bits, and vpaddd adds modulo 2^32. Addition modulo 2^32 keeps the sum's
+// residue, so a lane ends a chunk holding the chunk's sum mod 2^32, which
+// is the sum itself exactly when the sum lies in i32. Under the K_c rule
+// every partial sum of the chunk, the pair sums included, lies in i32, so
+// no intermediate wraps and the lane is exact. Past K_c it need not be:
+// −2^15·−2^15 + −2^15·−2^15 = 2^31 is one pair whose sum is outside i32,
+// and Choose16 refuses it (K_c = 1).
+func Choose16(o Operands) (chunk int, ok bool) {
+	if o.WLo > o.WHi || o.XLo > o.XHi ||
+		o.WLo < math.MinInt16 || o.WHi > math.MaxInt16 ||
+		o.XLo < math.MinInt16 || o.XHi > math.MaxInt16 {
+		return 0, false
+	}
+	p := uint64(max(-o.WLo, o.WHi)) * uint64(max(-o.XLo, o.XHi)) // ≤ 2^30
+	if p == 0 {
+		return math.MaxInt32, true // K_c unbounded: every term is 0
+	}
+	kc := uint64(math.MaxInt32) / p
+	if kc < 2 {
+		return 0, false
+	}
+	return int(kc / 2), true
+}

@@ -1,0 +1,15 @@
+//go:build !purego
+
+package dot
+
+import "golang.org/x/sys/cpu"
+
+// wantImpls is the implementations a machine with these CPU flags must
+// have in this build.
+func wantImpls() []string {
+	want := []string{"purego"}
+	if cpu.X86.HasAVX2 {
+		want = append(want, "avx2")
+	}
+	return want
+}

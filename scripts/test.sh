@@ -18,6 +18,11 @@ CGO_ENABLED=0 go build -o /dev/null ./cmd/waiops
 echo "== go test -race"
 go test -race -count=1 ./...
 
+echo "== pure-Go kernels (-tags purego): the CPU fabric without its assembly"
+go vet -tags purego ./cpuref/...
+go test -tags purego -count=1 ./cpuref/...
+go run -tags purego ./cmd/waiops conform --fabric cpu
+
 echo "== fuzz, briefly (seed corpora ran above as plain tests)"
 for t in FuzzSafetensors FuzzGGUF FuzzNNC FuzzCABAC; do
   go test ./prior -run '^$' -fuzz "^$t\$" -fuzztime 5s 2>&1 | tail -n 25

@@ -46,6 +46,9 @@ func Recompute(f *File) ([]byte, error) {
 func Check(c *Corpus) (Summary, error) {
 	var s Summary
 	for _, cf := range c.Files {
+		if len(cf.Unreadable) > 0 {
+			return s, fmt.Errorf("%s: %w", cf.Rel, cf.Unreadable[0])
+		}
 		b, err := Recompute(cf.File)
 		if err != nil {
 			return s, fmt.Errorf("%s: %w", cf.Rel, err)

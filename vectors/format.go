@@ -77,74 +77,145 @@ var stageOps = []string{
 }
 
 // File is one vector file: graph vectors or stage vectors, never both.
+// Unreadable holds the lines Read could not read as a vector.
 type File struct {
-	Graph []Vector
-	Stage []Stage
+	Graph      []Vector
+	Stage      []Stage
+	Unreadable []LineError
+}
+
+// LineError is one line of a vector file that is not a vector: its line
+// number (from 1), the id it names when one can be found, and why.
+type LineError struct {
+	Line int
+	ID   string
+	Err  error
+}
+
+func (e LineError) Error() string {
+	if e.ID != "" {
+		return fmt.Sprintf("line %d (%s): %v", e.Line, e.ID, e.Err)
+	}
+	return fmt.Sprintf("line %d: %v", e.Line, e.Err)
 }
 
 // Parse reads a vector file strictly: JSON Lines with every line canonical
 // (§8.5) and ending in one LF, exactly the members §14.1 names, outcomes
 // from the closed sets, ids unique in the file. A file of graph vectors and
-// one of stage vectors are told apart by their lines' members.
+// one of stage vectors are told apart by their lines' members. The first
+// line that cannot be read fails the file.
 func Parse(b []byte) (*File, error) {
-	if len(b) == 0 {
-		return nil, fmt.Errorf("empty file")
-	}
-	if b[len(b)-1] != '\n' {
-		return nil, fmt.Errorf("the last line does not end with a line feed")
-	}
-	f := &File{}
-	seen := map[string]bool{}
-	for n, line := range bytes.Split(b[:len(b)-1], []byte{'\n'}) {
-		id, err := f.parseLine(line)
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", n+1, err)
-		}
-		if seen[id] {
-			return nil, fmt.Errorf("line %d: id %q is not unique in its file", n+1, id)
-		}
-		seen[id] = true
+	f := Read(b)
+	if len(f.Unreadable) > 0 {
+		return nil, f.Unreadable[0]
 	}
 	return f, nil
 }
 
-func (f *File) parseLine(line []byte) (string, error) {
+// Read reads a vector file as Parse does, line by line: a line that cannot
+// be read is recorded in Unreadable, with its number and the id it names
+// when one can be found, and the lines after it are still read. An empty
+// file is one unreadable line; so is a last line without its line feed.
+func Read(b []byte) *File {
+	f := &File{}
+	if len(b) == 0 {
+		f.Unreadable = append(f.Unreadable, LineError{Line: 1, Err: fmt.Errorf("empty file")})
+		return f
+	}
+	seen := map[string]bool{}
+	lines := bytes.Split(b, []byte{'\n'})
+	last := lines[len(lines)-1]
+	lines = lines[:len(lines)-1] // the empty text after the final LF, or a last line without one
+	for n, line := range lines {
+		if err := f.parseLine(line, seen); err != nil {
+			f.Unreadable = append(f.Unreadable, LineError{Line: n + 1, ID: lineID(line), Err: err})
+		}
+	}
+	if len(last) > 0 {
+		f.Unreadable = append(f.Unreadable, LineError{Line: len(lines) + 1, ID: lineID(last), Err: fmt.Errorf("the last line does not end with a line feed")})
+	}
+	return f
+}
+
+// lineID finds the id an unreadable line names: the member "id" of a line
+// that is a JSON object, else the string after the first "id":" in it, or
+// "" when there is none.
+func lineID(line []byte) string {
+	if v, err := cjson.Unmarshal(line); err == nil {
+		if m, ok := v.(map[string]any); ok {
+			if id, ok := m["id"].(string); ok {
+				return oneLine(id)
+			}
+		}
+		return ""
+	}
+	const key = `"id":"`
+	i := bytes.Index(line, []byte(key))
+	if i < 0 {
+		return ""
+	}
+	rest := line[i+len(key):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return ""
+	}
+	return oneLine(string(rest[:j]))
+}
+
+// parseLine reads one line and appends its vector to f, unless its id is
+// in seen already.
+func (f *File) parseLine(line []byte, seen map[string]bool) error {
 	v, err := cjson.Unmarshal(line)
 	if err != nil {
-		return "", err
+		return err
 	}
 	// Canonical means one encoding: the value written again must be the line.
 	again, err := cjson.Marshal(v)
 	if err != nil {
-		return "", err
+		return err
 	}
 	if !bytes.Equal(again, line) {
-		return "", fmt.Errorf("not canonical JSON (§8.5)")
+		return fmt.Errorf("not canonical JSON (§8.5)")
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return "", fmt.Errorf("a vector must be an object")
+		return fmt.Errorf("a vector must be an object")
 	}
 	if _, stage := m["op"]; stage {
 		if len(f.Graph) > 0 {
-			return "", fmt.Errorf("a stage vector in a file of graph vectors")
+			return fmt.Errorf("a stage vector in a file of graph vectors")
 		}
 		s, err := parseStage(m)
 		if err != nil {
-			return "", err
+			return err
+		}
+		if err := unique(seen, s.ID); err != nil {
+			return err
 		}
 		f.Stage = append(f.Stage, s)
-		return s.ID, nil
+		return nil
 	}
 	if len(f.Stage) > 0 {
-		return "", fmt.Errorf("a graph vector in a file of stage vectors")
+		return fmt.Errorf("a graph vector in a file of stage vectors")
 	}
 	gv, err := parseVector(m)
 	if err != nil {
-		return "", err
+		return err
+	}
+	if err := unique(seen, gv.ID); err != nil {
+		return err
 	}
 	f.Graph = append(f.Graph, gv)
-	return gv.ID, nil
+	return nil
+}
+
+// unique marks id seen, or fails when it was seen before in the file.
+func unique(seen map[string]bool, id string) error {
+	if seen[id] {
+		return fmt.Errorf("id %q is not unique in its file", id)
+	}
+	seen[id] = true
+	return nil
 }
 
 // members checks that m has exactly the keys named.

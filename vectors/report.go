@@ -33,6 +33,9 @@ func (r *Report) JSON() map[string]any {
 	fails := make([]any, len(r.Failures))
 	for i, f := range r.Failures {
 		fails[i] = map[string]any{"decode": f.Decode, "file": oneLine(f.File), "group": f.Group, "id": f.ID, "what": f.What}
+		if f.Line > 0 {
+			fails[i].(map[string]any)["line"] = f.Line
+		}
 	}
 	return map[string]any{
 		"corpus_sha256": r.Corpus,
@@ -87,7 +90,7 @@ td,th{border:1px solid #999;padding:.2em .6em;text-align:left}
 {{end}}</table>
 <h2>Failures</h2>
 {{if .Failures}}<table><tr><th>file</th><th>vector</th><th>decode</th><th>first difference</th></tr>
-{{range .Failures}}<tr><td>{{.File}}</td><td><code>{{.ID}}</code></td><td>{{if lt .Decode 0}}load{{else}}{{.Decode}}{{end}}</td><td>{{.What}}</td></tr>
+{{range .Failures}}<tr><td>{{.File}}</td><td><code>{{.ID}}</code></td><td>{{if .Line}}line {{.Line}}{{else if lt .Decode 0}}load{{else}}{{.Decode}}{{end}}</td><td>{{.What}}</td></tr>
 {{end}}</table>{{else}}<p>None.</p>{{end}}
 <h2>Readings</h2>
 <ul>{{range .Readings}}<li>{{.}}</li>{{end}}</ul>

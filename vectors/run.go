@@ -28,16 +28,25 @@ type Fabric interface {
 // modes and in (stage.ExpectOf).
 type StageEval func(op string, modes, in map[string]any) map[string]any
 
-// Failure is one vector a fabric did not reproduce.
+// Failure is one vector a fabric did not reproduce, or one line of a file
+// that is not a vector (Line set, Decode −1, ID the id the line names if any).
 type Failure struct {
 	File   string
 	Group  string
 	ID     string
-	Decode int    // −1: the load
-	What   string // the first differing element, or the outcome that differs
+	Line   int    // an unreadable line's number, from 1; 0 for a vector that was read
+	Decode int    // −1: the load, or the line
+	What   string // the first differing element, the outcome that differs, or why the line cannot be read
 }
 
 func (f Failure) String() string {
+	if f.Line > 0 {
+		id := f.ID
+		if id == "" {
+			id = "(no id)"
+		}
+		return fmt.Sprintf("FAIL %s %s line %d: %s", f.File, id, f.Line, f.What)
+	}
 	at := fmt.Sprintf("decode %d", f.Decode)
 	if f.Decode < 0 {
 		at = "load"
@@ -70,39 +79,47 @@ func Run(f Fabric, c *Corpus, stage StageEval) *Report {
 		Corpus: c.SHA256, Files: len(c.Files), Groups: map[string]*Tally{},
 	}
 	for _, cf := range c.Files {
+		// A line that cannot be read is one vector failed, under every
+		// profile: which profiles it names cannot be known.
+		for _, u := range cf.Unreadable {
+			r.count(cf, Failure{ID: u.ID, Line: u.Line, Decode: -1, What: "unreadable: " + oneLine(u.Err.Error())})
+		}
 		for i := range cf.Graph {
 			v := &cf.Graph[i]
 			if !slices.Contains(v.Profiles, f.Profile()) {
 				continue
 			}
 			dec, what := runVector(f, v)
-			r.count(cf, v.ID, dec, what)
+			r.count(cf, Failure{ID: v.ID, Decode: dec, What: what})
 		}
 		if stage == nil {
 			continue
 		}
 		for i := range cf.Stage {
 			s := &cf.Stage[i]
-			r.count(cf, s.ID, 0, runStage(stage, s))
+			r.count(cf, Failure{ID: s.ID, What: runStage(stage, s)})
 		}
 	}
 	return r
 }
 
-func (r *Report) count(cf CorpusFile, id string, dec int, what string) {
+// count tallies one vector of cf: passed when fl.What is "", else the
+// failure fl, filed under cf.
+func (r *Report) count(cf CorpusFile, fl Failure) {
 	t := r.Groups[cf.Group]
 	if t == nil {
 		t = &Tally{}
 		r.Groups[cf.Group] = t
 	}
-	if what == "" {
+	if fl.What == "" {
 		t.Passed++
 		r.Passed++
 		return
 	}
 	t.Failed++
 	r.Failed++
-	r.Failures = append(r.Failures, Failure{File: cf.Rel, Group: cf.Group, ID: id, Decode: dec, What: what})
+	fl.File, fl.Group = cf.Rel, cf.Group
+	r.Failures = append(r.Failures, fl)
 }
 
 // GroupNames lists the report's groups in sorted order.

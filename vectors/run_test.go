@@ -96,3 +96,49 @@ func TestOneLine(t *testing.T) {
 		t.Fatalf("%d bytes", len(got))
 	}
 }
+
+// TestRunUnreadableLines: in a file of five lines, a graph that is not
+// lowercase hex (line 2) and a line cut short (line 4) are each one vector
+// failed, named by id and line, and the three vectors around them still
+// run: relu of [−3, 0, 5] is [0, 0, 5]; a decode whose input is [1, 0, 3]
+// is refused model_mismatch by §4 run step 1 (H ≥ 1), which is what it
+// expects; add of [1, 2] and [3, −7] is [4, −5].
+func TestRunUnreadableLines(t *testing.T) {
+	relu := hex.EncodeToString(whg1.Encode(one(whg1.OpRelu, nil, []whg1.Tensor{chk(1, -9, 9)}, []whg1.Tensor{der(1)}, 0, 0)))
+	add := hex.EncodeToString(whg1.Encode(one(whg1.OpAdd, nil, []whg1.Tensor{chk(1, -9, 9), chk(1, -9, 9)}, []whg1.Tensor{der(1)}, 0, 0)))
+	lines := []string{
+		fmt.Sprintf(`{"decodes":[{"expect":{"outputs":[{"data":["0","0","5"],"shape":["1","1","3"]}]},"inputs":[{"data":["-3","0","5"],"shape":["1","1","3"]}],"scalars":[]}],"graph":"%s","id":"relu_hand","load":"ok","profiles":["acc32","acc64"]}`, relu),
+		fmt.Sprintf(`{"decodes":[],"graph":"%s","id":"upper_hex","load":"ok","profiles":["acc32","acc64"]}`, strings.ToUpper(relu)),
+		fmt.Sprintf(`{"decodes":[{"expect":{"refuse":"model_mismatch"},"inputs":[{"data":[],"shape":["1","0","3"]}],"scalars":[]}],"graph":"%s","id":"relu_h0","load":"ok","profiles":["acc32","acc64"]}`, relu),
+		`{"decodes":[{"expect":{"outputs":[{"data":["0"`,
+		fmt.Sprintf(`{"decodes":[{"expect":{"outputs":[{"data":["4","-5"],"shape":["1","1","2"]}]},"inputs":[{"data":["1","2"],"shape":["1","1","2"]},{"data":["3","-7"],"shape":["1","1","2"]}],"scalars":[]}],"graph":"%s","id":"add_hand","load":"ok","profiles":["acc32","acc64"]}`, add),
+	}
+	p := filepath.Join(t.TempDir(), "five.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Open([]string{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Run(plan.NewCPU(), c, nil)
+	if r.Passed != 3 || r.Failed != 2 || len(r.Failures) != 2 {
+		t.Fatalf("%d passed, %d failed; want 3 passed, 2 failed (%v)", r.Passed, r.Failed, r.Failures)
+	}
+	if f := r.Failures[0]; f.ID != "upper_hex" || f.Line != 2 || !strings.Contains(f.What, "lowercase") {
+		t.Errorf("failure 0: %+v", f)
+	}
+	if f := r.Failures[1]; f.ID != "" || f.Line != 4 || f.String() != "FAIL five.jsonl (no id) line 4: unreadable: unexpected EOF" {
+		t.Errorf("failure 1: %+v, %s", f, f)
+	}
+	if _, err := Check(c); err == nil || !strings.Contains(err.Error(), "line 2 (upper_hex)") {
+		t.Errorf("Check: %v", err)
+	}
+	dir := t.TempDir()
+	if err := r.WriteReport(dir); err != nil {
+		t.Fatal(err)
+	}
+	if j, _ := os.ReadFile(filepath.Join(dir, "conformance.json")); !strings.Contains(string(j), `"line":"4"`) {
+		t.Errorf("conformance.json names no line:\n%s", j)
+	}
+}

@@ -27,6 +27,9 @@ func (d *Device) upload(data []int32) *buffer { return d.alloc(len(data), data) 
 // alloc allocates n elements, one storage buffer per 2^ChunkShift, each
 // filled from its part of data when data is not nil.
 func (d *Device) alloc(n int, data []int32) *buffer {
+	if r := recording; r != nil {
+		defer r.begin(allocPhase(data), "", 4*int64(n))()
+	}
 	b := &buffer{n: n}
 	chunk := 1 << d.lim.ChunkShift
 	for at := 0; at < max(n, 1); at += chunk {
@@ -47,6 +50,10 @@ func (d *Device) alloc(n int, data []int32) *buffer {
 // download reads a buffer back, after the barrier that makes every shader
 // write visible to it (CONVENTIONS §6).
 func (d *Device) download(b *buffer) []int32 {
+	if r := recording; r != nil {
+		r.wait()
+		defer r.begin(phaseReadback, "", 4*int64(b.n))()
+	}
 	gl.MemoryBarrier(gl.BUFFER_UPDATE_BARRIER_BIT)
 	out := make([]int32, b.n)
 	chunk := 1 << d.lim.ChunkShift
@@ -81,6 +88,9 @@ type kernel struct {
 // dispatch runs k on the GL thread, then a storage barrier so that the
 // next dispatch reads what this one wrote (CONVENTIONS §6).
 func (d *Device) dispatch(k kernel) error {
+	if r := recording; r != nil {
+		defer r.begin(phaseDispatch, k.shader, 0)()
+	}
 	var slots []slot
 	var bufs []*buffer
 	for i, b := range k.in {

@@ -117,9 +117,9 @@ func defaultContext(string) (*glContext, error) {
 }
 
 // identify names the context in the identity: EGL, and which display.
-func (c *glContext) identify(id map[string]string) {
-	id["context"] = "egl"
-	id["egl_display"] = c.display
+func (c *glContext) identify(id *Identity) {
+	id.Context = "egl"
+	id.EGLDisplay = c.display
 }
 
 // contextOn initialises dpy and makes a 4.3 core context current on it

@@ -72,20 +72,20 @@ func child(t *testing.T, what string, env ...string) string {
 
 // Each platform, tried alone, gives a 4.3 core context or says why not;
 // Mesa's surfaceless platform (llvmpipe) must give one under
-// WAIOPS_REQUIRE_GPU=1, and so must the display Open chose.
+// WAIOPS_REQUIRE_GPU (Required), and so must the display Open chose.
 func TestEGLPlatforms(t *testing.T) {
 	d := openDevice(t)
-	chosen := d.Identity()["egl_display"]
+	chosen := d.Identity().EGLDisplay
 	exts := clientExtensions()
 	for i, p := range eglPlatforms {
 		r := child(t, strconv.Itoa(i))
 		t.Logf("%s: %s", p.name, r)
 		ok := strings.HasPrefix(r, "ok ")
-		if ok && r[3:] < "4.3" {
+		if ok && !AtLeast(r[3:], 4, 3) {
 			t.Errorf("%s: GL_VERSION %q is under 4.3", p.name, r[3:])
 		}
 		mustWork := strings.HasPrefix(p.name, strings.Fields(chosen)[0]) ||
-			p.name == "surfaceless platform" && hasExt(exts, "EGL_MESA_platform_surfaceless") && os.Getenv("WAIOPS_REQUIRE_GPU") == "1"
+			p.name == "surfaceless platform" && hasExt(exts, "EGL_MESA_platform_surfaceless") && Required()
 		if mustWork && !ok {
 			t.Errorf("%s gives no context (Open chose %q): %s", p.name, chosen, r)
 		}

@@ -45,7 +45,7 @@ func newContext() (c *glContext, err error) {
 }
 
 // identify names the context in the identity.
-func (c *glContext) identify(id map[string]string) { id["context"] = "glfw" }
+func (c *glContext) identify(id *Identity) { id.Context = "glfw" }
 
 // destroy releases the window and GLFW, on the GL thread.
 func (c *glContext) destroy() {

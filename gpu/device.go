@@ -4,7 +4,6 @@ package gpu
 
 import (
 	"fmt"
-	"strconv"
 	"sync"
 
 	"github.com/go-gl/gl/v4.3-core/gl"
@@ -21,26 +20,12 @@ const tensorSlots = 3
 // localSize is the work-group size of every one-thread-per-element kernel.
 const localSize = 64
 
-// Limits are the device limits this package reads and relies on
-// (CONVENTIONS §6: query them, never assume them).
-type Limits struct {
-	MaxSSBOBytes    int64  // GL_MAX_SHADER_STORAGE_BLOCK_SIZE
-	MaxSSBOBlocks   int32  // GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS
-	MaxSSBOBindings int32  // GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS
-	MaxGroupCount   [3]int // GL_MAX_COMPUTE_WORK_GROUP_COUNT
-	MaxGroupSize    [3]int // GL_MAX_COMPUTE_WORK_GROUP_SIZE
-	MaxInvocations  int32  // GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS
-	MaxSharedBytes  int32  // GL_MAX_COMPUTE_SHARED_MEMORY_SIZE
-	ChunkShift      uint   // a tensor binding holds 2^ChunkShift elements
-	ChunksPerTensor int    // bindings a 2^26-element tensor needs
-}
-
 // Device is one GL 4.3 core context on its own OS thread. It is safe for
 // concurrent use: every call is serialised on that thread.
 type Device struct {
 	th    *glThread
 	ctx   *glContext
-	ident map[string]string
+	ident Identity // the driver's strings and the context; Identity adds lim
 	lim   Limits
 	progs map[string]*glProgram // compiled variants, GL thread only
 }
@@ -83,14 +68,13 @@ func (d *Device) initGL() error {
 		return fmt.Errorf("gpu: GL 4.3 entry points missing: %v", err)
 	}
 	d.ctx = ctx
-	d.ident = map[string]string{
-		"fabric":   "gpu",
-		"vendor":   gl.GoStr(gl.GetString(gl.VENDOR)),
-		"renderer": gl.GoStr(gl.GetString(gl.RENDERER)),
-		"version":  gl.GoStr(gl.GetString(gl.VERSION)),
-		"glsl":     gl.GoStr(gl.GetString(gl.SHADING_LANGUAGE_VERSION)),
+	d.ident = Identity{
+		Vendor:   gl.GoStr(gl.GetString(gl.VENDOR)),
+		Renderer: gl.GoStr(gl.GetString(gl.RENDERER)),
+		Version:  gl.GoStr(gl.GetString(gl.VERSION)),
+		GLSL:     gl.GoStr(gl.GetString(gl.SHADING_LANGUAGE_VERSION)),
 	}
-	ctx.identify(d.ident)
+	ctx.identify(&d.ident)
 	if err := d.readLimits(); err != nil {
 		ctx.destroy()
 		return err
@@ -118,18 +102,6 @@ func (d *Device) readLimits() error {
 	for l.ChunkShift = 26; l.ChunkShift > 0 && int64(4)<<l.ChunkShift > l.MaxSSBOBytes; l.ChunkShift-- {
 	}
 	l.ChunksPerTensor = maxTensorElems >> l.ChunkShift
-	for k, v := range map[string]int64{
-		"max_ssbo_bytes":    l.MaxSSBOBytes,
-		"max_ssbo_blocks":   int64(l.MaxSSBOBlocks),
-		"max_group_count_x": int64(l.MaxGroupCount[0]),
-		"max_group_count_y": int64(l.MaxGroupCount[1]),
-		"max_group_size_x":  int64(l.MaxGroupSize[0]),
-		"max_invocations":   int64(l.MaxInvocations),
-		"max_shared_bytes":  int64(l.MaxSharedBytes),
-		"bindings_per_2p26": int64(l.ChunksPerTensor),
-	} {
-		d.ident[k] = strconv.FormatInt(v, 10)
-	}
 	d.lim = l
 	need := int32(tensorSlots*l.ChunksPerTensor + 1)
 	switch {
@@ -147,14 +119,11 @@ func (d *Device) readLimits() error {
 	return nil
 }
 
-// Identity names the fabric and the GL implementation, with the limits it
-// runs under.
-func (d *Device) Identity() map[string]string {
-	m := make(map[string]string, len(d.ident))
-	for k, v := range d.ident {
-		m[k] = v
-	}
-	return m
+// Identity names the GL implementation and the limits it runs under.
+func (d *Device) Identity() Identity {
+	id := d.ident
+	id.Limits = d.lim
+	return id
 }
 
 // Limits returns the limits read at Open.

@@ -13,12 +13,15 @@ import (
 func TestIdentity(t *testing.T) {
 	d := openDevice(t)
 	id := d.Identity()
-	if id["fabric"] != "gpu" || id["renderer"] == "" || id["vendor"] == "" {
-		t.Fatalf("identity %v", id)
+	if id.Renderer == "" || id.Vendor == "" || id.GLSL == "" || id.Context == "" {
+		t.Fatalf("identity %+v", id)
 	}
-	// A 4.3 core context (or later) reports a version from "4.3" on.
-	if v := id["version"]; v < "4.3" {
-		t.Fatalf("GL_VERSION %q is under 4.3", v)
+	if m := id.Map(); m["fabric"] != "gpu" || m["renderer"] != id.Renderer || m["version"] != id.Version {
+		t.Fatalf("report identity %v", m)
+	}
+	// A 4.3 core context (or later) reports a version from 4.3 on.
+	if !AtLeast(id.Version, 4, 3) {
+		t.Fatalf("GL_VERSION %q is under 4.3", id.Version)
 	}
 	l := d.Limits()
 	if int64(4)<<l.ChunkShift > l.MaxSSBOBytes || l.ChunksPerTensor<<l.ChunkShift != 1<<26 {

@@ -5,7 +5,6 @@ package gpu
 import (
 	"errors"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"testing"
 
@@ -17,14 +16,14 @@ import (
 )
 
 // openDevice opens the GL device. Without one the test is skipped, unless
-// WAIOPS_REQUIRE_GPU=1 (CI), where a missing context fails it
+// Required (CI sets WAIOPS_REQUIRE_GPU=1), where a missing context fails it
 // (CONVENTIONS §2: an error, not a skip, where the fabric should exist).
 func openDevice(tb testing.TB) *Device {
 	tb.Helper()
 	d, err := Open()
 	if err != nil {
-		if os.Getenv("WAIOPS_REQUIRE_GPU") == "1" {
-			tb.Fatalf("WAIOPS_REQUIRE_GPU=1 and no GL context: %v", err)
+		if Required() {
+			tb.Fatalf("%s is set and there is no GL context: %v", RequireEnv, err)
 		}
 		tb.Skipf("no GL device: %v", err)
 	}

@@ -21,8 +21,8 @@ type Program struct{}
 // Open reports that this build has no GPU.
 func Open() (*Device, error) { return nil, errNoGPU }
 
-// Identity names the fabric only.
-func (*Device) Identity() map[string]string { return map[string]string{"fabric": "gpu"} }
+// Identity is empty: a build without cgo has no GL implementation.
+func (*Device) Identity() Identity { return Identity{} }
 
 // Load reports that this build has no GPU.
 func (*Device) Load([]byte) (*Program, error) { return nil, errNoGPU }

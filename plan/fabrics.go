@@ -36,7 +36,8 @@ type gpuFabric struct{ dev *gpu.Device }
 
 func (gpuFabric) Name() string                  { return "gpu" }
 func (gpuFabric) Profile() string               { return "acc32" }
-func (f gpuFabric) Identity() map[string]string { return f.dev.Identity() }
+func (f gpuFabric) Identity() map[string]string { return f.dev.Identity().Map() }
+func (f gpuFabric) GL() gpu.Identity            { return f.dev.Identity() }
 
 func (f gpuFabric) Load(b []byte) (whg1.Decoder, *whg1.Graph, error) {
 	p, err := f.dev.Load(b)

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/waiops/waiops/certify"
+	"github.com/waiops/waiops/gpu"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
@@ -33,11 +34,28 @@ func ParseChoice(s string) (Choice, error) {
 	return "", fmt.Errorf("fabric %q: want auto, cpu, gpu or hybrid", s)
 }
 
-// softwareRenderers are GL renderers that rasterise on the CPU. §6 of our
-// issue tracker measured llvmpipe below a single-goroutine Go loop, so auto
-// does not route to them; --fabric gpu still does (that is how CI proves the
-// shaders).
-var softwareRenderers = []string{"llvmpipe", "softpipe", "swrast", "software"}
+// softwareRenderers are GL renderers that rasterise on the CPU. The CPU
+// reference outruns them: docs/bench measured the int_synth decode at 58
+// frames/s on the CPU against 20 on llvmpipe (conv_transpose 3.48 G against
+// 0.54 G MAC/s), so auto does not route to them; --fabric gpu still does
+// (that is how CI proves the shaders).
+var softwareRenderers = []string{"llvmpipe", "softpipe", "swrast", "lavapipe", "software"}
+
+// glFabric is a fabric on a GL device, whose identity names the renderer.
+type glFabric interface {
+	Fabric
+	GL() gpu.Identity
+}
+
+// softwareNote is why auto leaves the GL fabric f unused: its renderer
+// rasterises on the CPU ("" when it does not, or f is not on GL).
+func softwareNote(f Fabric) string {
+	g, ok := f.(glFabric)
+	if !ok || !IsSoftware(g.GL().Renderer) {
+		return ""
+	}
+	return "GL renderer " + g.GL().Renderer + " is a software rasteriser; auto runs on the CPU reference (use --fabric gpu to run there)"
+}
 
 // IsSoftware reports whether a GL renderer string names a software rasteriser.
 func IsSoftware(renderer string) bool {
@@ -74,20 +92,28 @@ type loadKey struct {
 // context is an error, and so it is with Hybrid, which loads every graph on
 // the hybrid fabric.
 func NewSession(choice Choice) (*Session, error) {
+	if choice == CPU {
+		return newSession(choice, nil, nil)
+	}
+	g, err := OpenGPU()
+	return newSession(choice, g, err)
+}
+
+// newSession is NewSession over the GL fabric g, or gerr when there is none.
+func newSession(choice Choice, g Fabric, gerr error) (*Session, error) {
 	s := &Session{choice: choice, cpu: NewCPU(), loaded: map[loadKey]*Graph{}}
 	if choice == CPU {
 		return s, nil
 	}
-	g, err := OpenGPU()
 	switch {
-	case err != nil && (choice == GPU || choice == Hybrid):
-		return nil, err
+	case gerr != nil && (choice == GPU || choice == Hybrid):
+		return nil, gerr
 	case choice == Hybrid:
 		s.cpu = NewHybrid(g)
-	case err != nil:
-		s.Note = err.Error() + "; running on the CPU reference"
-	case choice == Auto && IsSoftware(g.Identity()["gl_renderer"]):
-		s.Note = "GL renderer " + g.Identity()["gl_renderer"] + " is a software rasteriser; auto runs on the CPU reference (use --fabric gpu to run there)"
+	case gerr != nil:
+		s.Note = gerr.Error() + "; running on the CPU reference"
+	case choice == Auto && softwareNote(g) != "":
+		s.Note = softwareNote(g)
 	default:
 		s.gpu = g
 	}

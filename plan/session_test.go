@@ -2,11 +2,12 @@ package plan
 
 import (
 	"errors"
-	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/waiops/waiops/gpu"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
@@ -42,14 +43,14 @@ func in4(v ...int64) []*tensor.T {
 	return []*tensor.T{{Shape: tensor.Shape{C: 1, H: 1, W: 4}, Data: v}}
 }
 
-// requireGPU opens the GL fabric; CI (WAIOPS_REQUIRE_GPU=1) fails without
-// one, elsewhere the test skips.
+// requireGPU opens the GL fabric; where gpu.Required (CI) a missing one
+// fails the test, elsewhere the test skips.
 func requireGPU(t *testing.T) Fabric {
 	t.Helper()
 	g, err := OpenGPU()
 	if err != nil {
-		if os.Getenv("WAIOPS_REQUIRE_GPU") != "" {
-			t.Fatalf("WAIOPS_REQUIRE_GPU is set and the GL fabric cannot open: %v", err)
+		if gpu.Required() {
+			t.Fatalf("%s is set and the GL fabric cannot open: %v", gpu.RequireEnv, err)
 		}
 		t.Skipf("no GL fabric: %v", err)
 	}
@@ -82,37 +83,78 @@ func TestCPUSessionDecodes(t *testing.T) {
 	}
 }
 
-func TestAutoRoutesByVerdictAndRenderer(t *testing.T) {
+// fakeGL is an acc32 fabric that reports a GL renderer and computes on the
+// CPU, so that auto's routing is tested with any renderer string.
+type fakeGL struct {
+	cpu32
+	renderer string
+}
+
+func (f fakeGL) GL() gpu.Identity {
+	return gpu.Identity{Vendor: "test", Renderer: f.renderer, Version: "4.6"}
+}
+
+// Under auto an acc64 graph runs on the CPU; an acc32 graph runs on the GL
+// fabric unless its renderer is a software rasteriser, which the session's
+// one note names.
+func TestAutoRoutesByRenderer(t *testing.T) {
+	for _, c := range []struct {
+		renderer, fabric string
+	}{
+		{"llvmpipe (LLVM 15.0.6, 256 bits)", "cpu"},
+		{"softpipe", "cpu"},
+		{"NVIDIA H200/PCIe/SSE2", "gpu"},
+	} {
+		s, err := newSession(Auto, fakeGL{renderer: c.renderer}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g32, err := s.Load(acc32Graph)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g64, err := s.Load(acc64Graph)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g32.Fabric.Name() != c.fabric || g64.Fabric.Name() != "cpu" {
+			t.Errorf("%s: acc32 graph on %s, acc64 on %s; want %s, cpu", c.renderer, g32.Fabric.Name(), g64.Fabric.Name(), c.fabric)
+		}
+		if software := c.fabric == "cpu"; software != strings.Contains(s.Note, c.renderer+" is a software rasteriser") {
+			t.Errorf("%s: note %q", c.renderer, s.Note)
+		}
+	}
+	// No GL fabric: the CPU, and the note says why.
+	s, err := newSession(Auto, nil, errors.New("gpu: no display"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, err := s.Load(acc32Graph); err != nil || g.Fabric.Name() != "cpu" || s.Note != "gpu: no display; running on the CPU reference" {
+		t.Fatalf("no GPU: %v, note %q", err, s.Note)
+	}
+}
+
+// The real device: under Xvfb or EGL on Mesa it is llvmpipe, and auto keeps
+// acc32 graphs on the CPU; on a hardware GPU it runs them there.
+func TestAutoOnThisDevice(t *testing.T) {
+	dev := requireGPU(t)
+	renderer := dev.(glFabric).GL().Renderer
 	s, err := NewSession(Auto)
 	if err != nil {
 		t.Fatal(err)
-	}
-	g64, err := s.Load(acc64Graph)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g64.Fabric.Name() != "cpu" {
-		t.Fatalf("an acc64 graph ran on %s", g64.Fabric.Name())
 	}
 	g32, err := s.Load(acc32Graph)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gpu, gerr := OpenGPU()
-	switch {
-	case gerr != nil:
-		if g32.Fabric.Name() != "cpu" || s.Note == "" {
-			t.Fatalf("no GPU: fabric %s, note %q", g32.Fabric.Name(), s.Note)
-		}
-	case IsSoftware(gpu.Identity()["gl_renderer"]):
-		if g32.Fabric.Name() != "cpu" || s.Note == "" {
-			t.Fatalf("software renderer: fabric %s, note %q", g32.Fabric.Name(), s.Note)
-		}
-	default:
-		if g32.Fabric.Name() != "gpu" {
-			t.Fatalf("hardware GPU present, acc32 graph ran on %s", g32.Fabric.Name())
-		}
+	want := "gpu"
+	if IsSoftware(renderer) {
+		want = "cpu"
 	}
+	if g32.Fabric.Name() != want || (want == "cpu") != (s.Note != "") {
+		t.Fatalf("renderer %q: acc32 graph on %s, want %s; note %q", renderer, g32.Fabric.Name(), want, s.Note)
+	}
+	t.Logf("renderer %q: auto runs acc32 on %s", renderer, want)
 }
 
 func TestGPUChoice(t *testing.T) {
@@ -147,6 +189,8 @@ func TestIsSoftware(t *testing.T) {
 	for r, want := range map[string]bool{
 		"llvmpipe (LLVM 15.0.6, 256 bits)": true,
 		"softpipe":                         true,
+		"llvmpipe (LLVM 12.0.0, 256 bits)": true,
+		"lavapipe":                         true,
 		"NVIDIA H200/PCIe/SSE2":            false,
 		"Mesa DRI Intel(R) UHD Graphics":   false,
 	} {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/waiops/waiops/drivers"
+	"github.com/waiops/waiops/gpu"
 	"github.com/waiops/waiops/plan"
 )
 
@@ -137,11 +138,11 @@ func TestDecodeJPEGAICommand(t *testing.T) {
 
 // TestDecodeFabricsAgree decodes the corpus's acc32 int_synth set on the
 // CPU and on the GL fabric and requires the same bytes (§12). It skips
-// without a GL fabric unless WAIOPS_REQUIRE_GPU is set.
+// without a GL fabric unless gpu.Required.
 func TestDecodeFabricsAgree(t *testing.T) {
 	if _, err := plan.OpenGPU(); err != nil {
-		if os.Getenv("WAIOPS_REQUIRE_GPU") != "" {
-			t.Fatalf("WAIOPS_REQUIRE_GPU is set and the GL fabric cannot open: %v", err)
+		if gpu.Required() {
+			t.Fatalf("%s is set and the GL fabric cannot open: %v", gpu.RequireEnv, err)
 		}
 		t.Skipf("no GL fabric: %v", err)
 	}

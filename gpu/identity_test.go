@@ -1,0 +1,41 @@
+package gpu
+
+import "testing"
+
+// GL versions compare as numbers: 4.10 is after 4.3, 3.30 before it.
+func TestAtLeast(t *testing.T) {
+	for _, c := range []struct {
+		version string
+		want    bool
+	}{
+		{"4.3", true},
+		{"4.10", true},
+		{"4.6.0 NVIDIA 550.54.14", true},
+		{"4.5 (Core Profile) Mesa 23.2.1", true},
+		{"5.0", true},
+		{"4.2.0", false},
+		{"3.30", false},
+		{"10.0", true},
+		{"", false},
+		{"4", false},
+		{"four.three", false},
+		{".3", false},
+	} {
+		if got := AtLeast(c.version, 4, 3); got != c.want {
+			t.Errorf("AtLeast(%q, 4, 3) = %v, want %v", c.version, got, c.want)
+		}
+	}
+	if ma, mi, ok := GLVersion("4.10.1 Mesa"); !ok || ma != 4 || mi != 10 {
+		t.Errorf("GLVersion(4.10.1 Mesa) = %d, %d, %v", ma, mi, ok)
+	}
+}
+
+// Required is one reading of WAIOPS_REQUIRE_GPU: set and neither "" nor "0".
+func TestRequired(t *testing.T) {
+	for v, want := range map[string]bool{"": false, "0": false, "1": true, "yes": true} {
+		t.Setenv(RequireEnv, v)
+		if Required() != want {
+			t.Errorf("%s=%q: Required() = %v", RequireEnv, v, !want)
+		}
+	}
+}

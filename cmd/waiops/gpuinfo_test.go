@@ -1,0 +1,38 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/waiops/waiops/plan"
+)
+
+// TestGPUInfo: with a GL context, `waiops gpu info` prints one JSON object
+// whose identity is the fabric's and whose features list extensions;
+// without one it exits 2. A positional argument is a usage error.
+func TestGPUInfo(t *testing.T) {
+	var so, se bytes.Buffer
+	rc := dispatch([]string{"gpu", "info"}, &so, &se)
+	f, err := plan.OpenGPU()
+	if err != nil {
+		if rc != 2 {
+			t.Fatalf("no GPU (%v): exit %d, want 2", err, rc)
+		}
+		return
+	}
+	if rc != 0 {
+		t.Fatalf("exit %d: %s", rc, se.String())
+	}
+	var got gpuInfo
+	if err := json.Unmarshal(so.Bytes(), &got); err != nil {
+		t.Fatalf("%v in %s", err, so.String())
+	}
+	want := f.Identity()
+	if got.Identity["fabric"] != "gpu" || got.Identity["renderer"] != want["renderer"] || len(got.Features.Extensions) == 0 {
+		t.Fatalf("gpu info %+v", got)
+	}
+	if rc := dispatch([]string{"gpu", "info", "extra"}, &so, &se); rc != 2 {
+		t.Fatalf("gpu info extra: exit %d, want 2", rc)
+	}
+}

@@ -126,6 +126,15 @@ func genState(g *gen) {
 		dec(nil, x(-101, 0, 0, 0)),
 		dec(nil, ten(1, 1, 3, 1, 2, 3)),
 		dec(nil, ten(1, 1, 3, 1, 2, 3)))
+	// A decode whose input has a zero side is refused by §4 run step 1
+	// (model_mismatch) and changes no state; before the first completed
+	// decode, the state is refused with it before it is built from H = 0.
+	g.add("graphs/state.jsonl", "state_add_init5_zero_sides_refused", gr,
+		dec(nil, ten(1, 0, 2)),
+		dec(nil, x(1, 2, 3, 4)),
+		dec(nil, ten(1, 2, 0)),
+		dec(nil, ten(1, 0, 0)),
+		dec(nil, x(0, 0, 0, 0)))
 	// A state of 2 channels, carried through chunk_add and concat: the
 	// state's [2, H, W] is built from input 0's H and W.
 	gr2 := &whg1.Graph{
@@ -320,6 +329,14 @@ func genRunSteps(g *gen) {
 		{"step4_input1_clamped", dec(k0, x(2, 2, 9), ten(2, 2, 2, -100, 100, -6, 6, 5, -5, 0, 1000))},
 		{"step4_check_tensor_produced_past_range", dec(k1, x(2, 2, 7), y(2, 2, 2))},
 		{"step4_check_tensor_within_range", dec(k0, x(2, 2, -9), y(2, 2, 2))},
+		// §4 run step 1's H ≥ 1 and W ≥ 1 (model_mismatch): a zero side,
+		// before the size checks (H = 0 with W = 2^26) and the scalar.
+		{"step1_input0_h0", dec(k1, ten(1, 0, 2), y(2, 2, 2))},
+		{"step1_input0_w0", dec(k1, ten(1, 2, 0), y(2, 2, 2))},
+		{"step1_input1_h0_w0", dec(k1, x(2, 2, 0), ten(2, 0, 0))},
+		{"step1_input0_c0_h0_w0", dec(k1, ten(0, 0, 0), y(2, 2, 2))},
+		{"step1_input0_h0_w2p26_before_max_elems", dec(k1, ten(1, 0, 1<<26), y(2, 2, 2))},
+		{"step1_input0_h0_before_scalar", dec(k2, ten(1, 0, 2), y(2, 2, 2))},
 	}
 	for _, c := range cases {
 		g.add("graphs/run_steps.jsonl", c.id, gr, c.d)

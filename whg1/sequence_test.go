@@ -116,6 +116,36 @@ func TestSequenceRefusesBeforeBuildingState(t *testing.T) {
 	}
 }
 
+// TestSequenceZeroSide: §4 run step 1 refuses an input with H = 0 or W = 0
+// with model_mismatch, before its size (H = 0 with W = 2^26 and max_elems
+// 100 is not too_large) and before a state is built from input 0's H and
+// W; the decoder never runs and the state is untouched.
+func TestSequenceZeroSide(t *testing.T) {
+	b := newBuilder(1, 0, 0)
+	st := b.input(1, 0, 0)
+	b.g.Inputs[1].Kind, b.g.Inputs[1].Src = StateInput, 1
+	b.g.MaxElems = 100
+	g := parsed(t, b.done(b.op1(OpRelu, nil, 0, 1), b.op1(OpRelu, nil, st, 1)))
+	d := &addDecoder{g: g}
+	s := NewSequence(g, d)
+	for _, c := range []struct {
+		shape tensor.Shape
+		msg   string
+	}{
+		{sh(1, 0, 8), "input 0: shape [1, 0, 8]; the graph wants 1 channels and H, W ≥ 1"},
+		{sh(1, 8, 0), "input 0: shape [1, 8, 0]; the graph wants 1 channels and H, W ≥ 1"},
+		{sh(1, 0, 1<<26), "input 0: shape [1, 0, 67108864]; the graph wants 1 channels and H, W ≥ 1"},
+	} {
+		_, err := s.Decode([]*tensor.T{tensor.New(c.shape)}, nil)
+		wantRefusal(t, err, refusal.ModelMismatch, c.msg)
+		_, err = g.PlanInputs([]*tensor.T{tensor.New(c.shape), tensor.New(sh(1, 1, 1))}, nil)
+		wantRefusal(t, err, refusal.ModelMismatch, c.msg)
+	}
+	if len(d.seen) != 0 || s.state[1] != nil {
+		t.Error("the decoder ran, or a state was built")
+	}
+}
+
 // TestApplyPolicy: §3's policies on an input or an operator's output.
 func TestApplyPolicy(t *testing.T) {
 	v := []int64{-5, 0, 9, -1 << 63}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/waiops/waiops/whg1"
@@ -89,5 +90,24 @@ func TestRunRefusedDecodePrintsCode(t *testing.T) {
 	out, _, rc = runWith(t, `[{"data":["1","2","3"],"shape":["1","1","3"]}]`, "--fabric", "cpu")
 	if rc != 3 || len(out) < 17 || out[:17] != "refuse too_large:" {
 		t.Fatalf("exit %d, stdout %q", rc, out)
+	}
+}
+
+// TestRunZeroSideIsModelMismatch: an input with a zero side is read, and
+// §4 run step 1 refuses it (H ≥ 1 and W ≥ 1, model_mismatch): one decode
+// prints the refusal and exits 3; in a sequence it is that decode's outcome,
+// and the state stays as it was (init 1: [4, 5] + 1 = [5, 6]).
+func TestRunZeroSideIsModelMismatch(t *testing.T) {
+	for _, in := range []string{`[{"data":[],"shape":["1","0","8"]}]`, `[{"data":[],"shape":["1","1","0"]}]`} {
+		out, errOut, rc := runWith(t, in, "--fabric", "cpu")
+		if rc != 3 || !strings.HasPrefix(out, "refuse model_mismatch: ") {
+			t.Fatalf("%s: exit %d, stdout %q, stderr %q", in, rc, out, errOut)
+		}
+	}
+	in := `{"decodes":[{"inputs":[{"data":[],"shape":["1","0","8"]}]},{"inputs":[{"data":["4","5"],"shape":["1","1","2"]}]}]}`
+	out, errOut, rc := runWith(t, in, "--fabric", "cpu")
+	want := `{"decodes":[{"refuse":"model_mismatch"},{"outputs":[{"data":["5","6"],"shape":["1","1","2"]}]}]}` + "\n"
+	if rc != 0 || out != want {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want %q", rc, out, errOut, want)
 	}
 }

@@ -5,7 +5,7 @@
 // WAM1, WMB1, the world/1 pair, the jpegai-int/1 bundle members), runs the
 // §13 load checks with each capability's refusal codes, and writes exactly
 // one WHG1 byte sequence per role (§13.0), with the set's bounds certificate
-// (§8.5). Use Lower for that, WriteCorpus for the §14.3 corpus, and the
+// (§8.5). Use Lower for that, CorpusFiles for the §14.3 corpus, and the
 // Decode* functions to turn a set and a payload into frames.
 //
 // The native readers (WHM1, WAM1, WMB1) follow DECISIONS.md D, and the

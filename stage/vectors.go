@@ -3,9 +3,6 @@ package stage
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
 	"strconv"
 
 	"github.com/waiops/waiops/cjson"
@@ -71,25 +68,19 @@ func Corpus() map[string][]map[string]any {
 	return files
 }
 
-// WriteCorpus writes every file of Corpus under dir as JSON Lines: one
+// CorpusFiles is every file of Corpus as JSON Lines, by file name: one
 // canonical JSON vector per line, each line ending with a line feed.
-func WriteCorpus(dir string) error {
-	files := Corpus()
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		b, err := corpusFile(files[n])
+// `waiops vectors gen` writes them to vectors/stage.
+func CorpusFiles() (map[string][]byte, error) {
+	files := map[string][]byte{}
+	for n, vs := range Corpus() {
+		b, err := corpusFile(vs)
 		if err != nil {
-			return fmt.Errorf("stage: %s: %v", n, err)
+			return nil, fmt.Errorf("stage: %s: %v", n, err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, n), b, 0o644); err != nil {
-			return err
-		}
+		files[n] = b
 	}
-	return nil
+	return files, nil
 }
 
 // corpusFile is the JSON Lines bytes of one file's vectors.

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/waiops/waiops/prior"
 	"github.com/waiops/waiops/stage"
 )
 
@@ -80,30 +79,6 @@ func sameBytes(name string, want, got []byte) error {
 	return fmt.Errorf("%s differs from its recomputation", name)
 }
 
-// CheckPrior regenerates the prior-carriage corpus (prior.WriteCorpus)
-// into a temporary directory and compares it with dir, file by file.
-func CheckPrior(dir string) (int, error) {
-	tmp, err := os.MkdirTemp("", "waiops-prior-")
-	if err != nil {
-		return 0, err
-	}
-	defer os.RemoveAll(tmp)
-	if err := prior.WriteCorpus(tmp); err != nil {
-		return 0, err
-	}
-	fresh, err := readTree(tmp)
-	if err != nil {
-		return 0, err
-	}
-	have, err := readTree(dir)
-	if err != nil {
-		return 0, err
-	}
-	// The directory may hold files of its own (a README): only the
-	// generated ones are compared.
-	return len(fresh), sameTree("prior/", have, fresh, false)
-}
-
 // WriteTree writes files (paths relative to dir) under dir.
 func WriteTree(dir string, files map[string][]byte) error {
 	for _, n := range Names(files) {
@@ -153,24 +128,4 @@ func sameTree(prefix string, have, want map[string][]byte, exact bool) error {
 		}
 	}
 	return nil
-}
-
-// CheckGenerated compares a corpus root with a fresh Generate: the same
-// files under ProjectDirs, byte for byte (what CI runs).
-func CheckGenerated(root string) error {
-	fresh, err := Generate()
-	if err != nil {
-		return err
-	}
-	have := map[string][]byte{}
-	for _, d := range ProjectDirs {
-		t, err := readTree(filepath.Join(root, d))
-		if err != nil {
-			return err
-		}
-		for n, b := range t {
-			have[d+"/"+n] = b
-		}
-	}
-	return sameTree("", have, fresh, true)
 }

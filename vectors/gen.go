@@ -6,17 +6,14 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/waiops/waiops/cjson"
-	"github.com/waiops/waiops/stage"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
 
-// Generate builds the project's corpus in memory: ops/<operator>.jsonl for
-// the 30 graph operators (§14.1), graphs/<name>.jsonl (§14.2) and
-// stage/<operator>.jsonl (§14.1, from the stage package), by path relative
-// to the corpus root. It is deterministic: every input comes from fixed
-// cases or from PCG streams with fixed seeds, and every expectation,
+// Generate builds the graph vectors in memory: ops/<operator>.jsonl for
+// the 30 graph operators (§14.1) and graphs/<name>.jsonl (§14.2), by path
+// relative to the corpus root. It is deterministic: every input comes from
+// fixed cases or from PCG streams with fixed seeds, and every expectation,
 // load outcome and profile list from Compute.
 func Generate() (map[string][]byte, error) {
 	g := &gen{files: map[string]*File{}}
@@ -34,32 +31,7 @@ func Generate() (map[string][]byte, error) {
 		}
 		out[name] = b
 	}
-	for name, vs := range stage.Corpus() {
-		f, err := stageFile(vs)
-		if err != nil {
-			return nil, fmt.Errorf("stage/%s: %w", name, err)
-		}
-		out["stage/"+name] = f
-	}
 	return out, nil
-}
-
-// stageFile writes the stage package's vectors in the §14.1 format, read
-// back strictly so that a member the format does not know fails here.
-func stageFile(vs []map[string]any) ([]byte, error) {
-	var b []byte
-	for _, v := range vs {
-		line, err := cjson.Marshal(v)
-		if err != nil {
-			return nil, err
-		}
-		b = append(append(b, line...), '\n')
-	}
-	f, err := Parse(b)
-	if err != nil {
-		return nil, err
-	}
-	return f.Marshal()
 }
 
 // families are the generators, one per operator family (gen_*.go).

@@ -3,10 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
-	"github.com/waiops/waiops/prior"
 	"github.com/waiops/waiops/vectors"
 )
 
@@ -15,9 +12,9 @@ func init() {
 	commands["vectors check"] = command{"recompute a corpus and require it byte-identical (§14.1)", vectorsCheck}
 }
 
-// vectorsGen is `waiops vectors gen --out DIR`: ops/, graphs/ and stage/
-// in the §14.1 format, and prior/ (prior-carriage), the same bytes on
-// every run.
+// vectorsGen is `waiops vectors gen --out DIR`: every part of the
+// committed corpus (vectors.Parts), the same bytes on every run. Files
+// under a part's directories that it no longer generates are removed.
 func vectorsGen(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("vectors gen", stderr)
 	out := fs.String("out", "", "the corpus root to write (the repository's is vectors/)")
@@ -29,28 +26,24 @@ func vectorsGen(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: waiops vectors gen --out DIR")
 		return 2
 	}
-	files, err := vectors.Generate()
+	parts, err := vectors.WriteParts(*out)
+	for _, p := range parts {
+		fmt.Fprintf(stdout, "wrote %s: %d files (%d bytes) under %s\n", p.Name, p.Files, p.Bytes, *out)
+		for _, n := range p.Removed {
+			fmt.Fprintf(stdout, "removed %s: no generator writes it\n", n)
+		}
+	}
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
-	if err := vectors.WriteTree(*out, files); err != nil {
-		return fail(err, stdout, stderr)
-	}
-	if err := prior.WriteCorpus(filepath.Join(*out, "prior")); err != nil {
-		return fail(err, stdout, stderr)
-	}
-	n := 0
-	for _, b := range files {
-		n += len(b)
-	}
-	fmt.Fprintf(stdout, "wrote %d vector files (%d bytes) and prior/ under %s\n", len(files), n, *out)
 	return 0
 }
 
-// vectorsCheck is `waiops vectors check DIR`: every load, profile list and
-// expectation recomputed from the graph bytes and inputs (stage vectors
-// from their in), each file written again in memory and compared byte for
-// byte; prior/ regenerated and compared when DIR has one.
+// vectorsCheck is `waiops vectors check DIR`: every §14.1 file under DIR
+// recomputed from its graph bytes and inputs (stage vectors from their in)
+// and written again in memory, byte for byte (§14.1 "Who writes the
+// vectors"); then every part of the committed corpus (vectors.Parts)
+// regenerated and compared with DIR's, no file more or less.
 func vectorsCheck(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("vectors check", stderr)
 	pos, err := parseArgs(fs, args)
@@ -71,15 +64,14 @@ func vectorsCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "FAIL %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "ok %s; corpus sha256 %s\n", sum, c.SHA256)
-	pd := filepath.Join(pos[0], "prior")
-	if _, err := os.Stat(pd); err == nil {
-		n, err := vectors.CheckPrior(pd)
-		if err != nil {
-			fmt.Fprintf(stdout, "FAIL %v\n", err)
-			return 1
-		}
-		fmt.Fprintf(stdout, "ok prior: %d files regenerate byte-identical\n", n)
+	fmt.Fprintf(stdout, "ok %s recompute byte-identical; corpus sha256 %s\n", sum, c.SHA256)
+	parts, err := vectors.CheckParts(pos[0])
+	for _, p := range parts {
+		fmt.Fprintf(stdout, "ok %s: %d files regenerate byte-identical\n", p.Name, p.Files)
+	}
+	if err != nil {
+		fmt.Fprintf(stdout, "FAIL %v\n", err)
+		return 1
 	}
 	return 0
 }

@@ -3,6 +3,7 @@ package stage
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 )
 
 // The mans_decode vectors: sgm with bounds 128 and 255 whose escapes are
@@ -192,5 +193,11 @@ func mansCases() []corpusCase {
 	bad := sgmIn(mem, pmf, bounds, sp)
 	bad["mode"] = "tans"
 	cs = append(cs, mansCase("mode_tans", bad, m, -1))
+	// §14.1: memory is lowercase hexadecimal; an uppercase digit is a
+	// malformed operand (DECISIONS E), under either mode.
+	for _, in := range []map[string]any{sgmIn(mem, pmf, bounds, sp), facIn(mem, []FacRow{randFacRow(rng)}, []int64{4})} {
+		in["memory"] = strings.ToUpper(in["memory"].(string))
+		cs = append(cs, mansCase(in["mode"].(string)+"_memory_uppercase_hex", in, m, -1))
+	}
 	return cs
 }

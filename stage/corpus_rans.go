@@ -3,6 +3,7 @@ package stage
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/waiops/waiops/refusal"
 )
@@ -419,5 +420,10 @@ func ransConditionCases() []corpusCase {
 	bad := ransIn(good, tables, one)
 	bad["stream"] = "zz"
 	cs = append(cs, ransCase(base, "stream_not_hex", bad, mm, -1))
+	// §14.1: bytes are lowercase hexadecimal; uppercase digits are a
+	// malformed operand (DECISIONS E), not the same bytes.
+	upper := ransIn(good, tables, one)
+	upper["stream"] = strings.ToUpper(upper["stream"].(string))
+	cs = append(cs, ransCase(base, "stream_uppercase_hex", upper, mm, -1))
 	return cs
 }

@@ -119,8 +119,15 @@ func (o *operands) rows(key string) [][]int64 {
 	return out
 }
 
+// hex reads bytes as §14.1 writes them, lowercase hexadecimal: any other
+// text, uppercase digits among it, is malformed (DECISIONS E: model_mismatch
+// at −1).
 func (o *operands) hex(key string) []byte {
-	b, err := hex.DecodeString(o.str(key))
+	s := o.str(key)
+	b, err := hex.DecodeString(s)
+	if err == nil && hex.EncodeToString(b) != s {
+		err = fmt.Errorf("not lowercase hexadecimal")
+	}
 	if err != nil {
 		o.fail(key, "%v", err)
 	}

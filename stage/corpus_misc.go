@@ -3,6 +3,7 @@ package stage
 import (
 	"fmt"
 	"math"
+	"math/big"
 
 	"github.com/waiops/waiops/refusal"
 )
@@ -45,6 +46,26 @@ func dequantizeCases() []corpusCase {
 		sym := rng.Int64N(1<<20) - 1<<19
 		cs = append(cs, c(fmt.Sprintf("random%d_f%d", i, f), sym, f, rng.Int64N(1<<40)-1<<39, anyOutcome))
 	}
+	// E2's operands are exact integers: one past i64 is E2's field_range
+	// at 0 (DECISIONS E, §14.1), and a sym or base past i64 whose value fits
+	// gives the value.
+	p := func(k uint) *big.Int { return new(big.Int).Lsh(big.NewInt(1), k) }
+	n := func(x *big.Int) *big.Int { return new(big.Int).Neg(x) }
+	add := func(x *big.Int, d int64) *big.Int { return new(big.Int).Add(x, big.NewInt(d)) }
+	w := func(id string, sym, f, base *big.Int, want string) corpusCase {
+		return simple("dequantize", id, map[string]any{"sym": sym, "f": f, "base": base}, want, 0)
+	}
+	cs = append(cs,
+		w("sym1_f2p64_base0", big.NewInt(1), p(64), big.NewInt(0), fr),
+		w("sym1_f-2p64_base0", big.NewInt(1), n(p(64)), big.NewInt(0), fr),
+		w("sym0_f2p63_base0", big.NewInt(0), p(63), big.NewInt(0), fr),
+		w("sym2p63_f0_base-1_max", p(63), big.NewInt(0), big.NewInt(-1), ""),
+		w("sym-2p63-1_f0_base1_min", n(add(p(63), 1)), big.NewInt(0), big.NewInt(1), ""),
+		w("sym2p63_f0_base0_past_max", p(63), big.NewInt(0), big.NewInt(0), fr),
+		w("sym0_f0_base-2p63-1_past_min", big.NewInt(0), big.NewInt(0), n(add(p(63), 1)), fr),
+		w("sym2p100_f62_base-2p162_zero", p(100), big.NewInt(62), n(p(162)), ""),
+		w("sym1_f0_base2p64_past_max", big.NewInt(1), big.NewInt(0), p(64), fr),
+	)
 	cs = append(cs, simple("dequantize", "sym_not_integer", map[string]any{"sym": "1.5", "f": int64(0), "base": int64(0)}, mm, -1))
 	return cs
 }

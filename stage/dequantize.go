@@ -1,27 +1,32 @@
 package stage
 
 import (
-	"math/bits"
+	"math/big"
 
 	"github.com/waiops/waiops/refusal"
 )
 
-// Dequantize is E2 dequantize(sym, f, base) = sym·2^f + base, formed exactly
-// (a 128-bit intermediate from 64-bit halves, §7.4). A negative f
-// (DECISIONS E), an f above 62, and a value that does not fit i64 are
-// refused field_range; §14.1 puts every refusal of dequantize at 0.
+// Dequantize is E2 dequantize(sym, f, base) = sym·2^f + base for operands
+// that fit i64, as a driver holds them (DequantizeExact).
 func Dequantize(sym, f, base int64) (int64, error) {
-	if f < 0 || f > 62 {
-		return 0, refusal.NewAt(refusal.FieldRange, 0, "dequantize: f = %d is outside 0..62", f)
+	return DequantizeExact(big.NewInt(sym), big.NewInt(f), big.NewInt(base))
+}
+
+// DequantizeExact is E2 dequantize(sym, f, base) = sym·2^f + base over
+// exact integers of any size, as a §14.1 vector writes them: E2's own
+// refusals judge the operands, not an i64 reading (DECISIONS E, §5E
+// widths). An f above 62, or negative (DECISIONS E2), is refused first,
+// then a value that does not fit i64; both are field_range, and §14.1 puts
+// every refusal of dequantize at 0. sym and base may pass i64 when the value
+// does not: 2^63·2^0 + (−1) is 2^63 − 1.
+func DequantizeExact(sym, f, base *big.Int) (int64, error) {
+	if f.Sign() < 0 || f.Cmp(big.NewInt(62)) > 0 {
+		return 0, refusal.NewAt(refusal.FieldRange, 0, "dequantize: f = %v is outside 0..62", f)
 	}
-	// sym·2^f as a two's-complement 128-bit value hi:lo.
-	lo := uint64(sym) << f
-	hi := uint64(sym >> (64 - f)) // f = 0: a shift by 64 gives the sign fill
-	// Add base, sign-extended.
-	lo, carry := bits.Add64(lo, uint64(base), 0)
-	hi, _ = bits.Add64(hi, uint64(base>>63), carry)
-	if hi != uint64(int64(lo)>>63) {
-		return 0, refusal.NewAt(refusal.FieldRange, 0, "dequantize: %d·2^%d + %d does not fit i64", sym, f, base)
+	v := new(big.Int).Lsh(sym, uint(f.Int64()))
+	v.Add(v, base)
+	if !v.IsInt64() {
+		return 0, refusal.NewAt(refusal.FieldRange, 0, "dequantize: %v·2^%v + %v does not fit i64", sym, f, base)
 	}
-	return int64(lo), nil
+	return v.Int64(), nil
 }

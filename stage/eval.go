@@ -97,11 +97,13 @@ func evalRans(modes, in *operands) (map[string]any, error) {
 }
 
 func evalDequantize(_, in *operands) (map[string]any, error) {
-	sym, f, base := in.int("sym"), in.int("f"), in.int("base")
+	// E2's operands are read as exact integers: past i64 is E2's own
+	// field_range, not a width refusal (DECISIONS E, §5E widths).
+	sym, f, base := in.bigInt("sym"), in.bigInt("f"), in.bigInt("base")
 	if in.err != nil {
 		return nil, in.err
 	}
-	v, err := Dequantize(sym, f, base)
+	v, err := DequantizeExact(sym, f, base)
 	return map[string]any{"value": v}, err
 }
 

@@ -3,6 +3,7 @@ package stage
 import (
 	"encoding/hex"
 	"fmt"
+	"math/big"
 
 	"github.com/waiops/waiops/cjson"
 	"github.com/waiops/waiops/refusal"
@@ -13,7 +14,8 @@ import (
 // malformed operand sticks in err: by DECISIONS E, a stage operand that is
 // not an integer, or a tensor whose data does not match its shape, is
 // refused model_mismatch at −1. Integers must fit i64, the widest operand
-// any stage operator takes (this package's reading).
+// any stage operator takes (DECISIONS E, §5E widths), except E2's, which
+// bigInt reads exactly.
 type operands struct {
 	op  string
 	m   map[string]any
@@ -40,6 +42,19 @@ func (o *operands) int(key string) int64 {
 		return 0
 	}
 	n, err := cjson.Int(v)
+	if err != nil {
+		o.fail(key, "%v", err)
+	}
+	return n
+}
+
+// bigInt reads a canonical integer of any size (E2's operands).
+func (o *operands) bigInt(key string) *big.Int {
+	v, ok := o.get(key)
+	if !ok {
+		return nil
+	}
+	n, err := cjson.BigInt(v)
 	if err != nil {
 		o.fail(key, "%v", err)
 	}

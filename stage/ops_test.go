@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/waiops/waiops/cjson"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
 )
@@ -276,4 +277,29 @@ func TestCodingOrder(t *testing.T) {
 	}
 	_, err = CodingOrder(1<<13, 1<<13, 2, OrderRaster, false)
 	wantRefusal(t, "past 2^26", err, refusal.TooLarge, -1)
+}
+
+// TestDequantizeWideOperands: E2's operands read from §14.1 text as exact
+// integers. f = ±2^64 is outside 0..62 (field_range at 0, not a width
+// refusal); sym = 2^63 with base = −1 is 2^63·2^0 − 1 = 2^63 − 1, which
+// fits i64; sym = −2^63 − 1 with base = 1 is −2^63; one past either end is
+// field_range at 0; a sym that is no integer at all is a malformed operand
+// (model_mismatch at −1, DECISIONS E).
+func TestDequantizeWideOperands(t *testing.T) {
+	for _, c := range []struct{ sym, f, base, want string }{
+		{"1", "18446744073709551616", "0", `{"at":"0","refuse":"field_range"}`},
+		{"1", "-18446744073709551616", "0", `{"at":"0","refuse":"field_range"}`},
+		{"9223372036854775808", "0", "-1", `{"value":"9223372036854775807"}`},
+		{"-9223372036854775809", "0", "1", `{"value":"-9223372036854775808"}`},
+		{"9223372036854775808", "0", "0", `{"at":"0","refuse":"field_range"}`},
+		{"0", "0", "-9223372036854775809", `{"at":"0","refuse":"field_range"}`},
+		{"1267650600228229401496703205376", "62", "-5846006549323611672814739330865132078623730171904", `{"value":"0"}`},
+		{"1.5", "0", "0", `{"at":"-1","refuse":"model_mismatch"}`},
+	} {
+		in := map[string]any{"sym": c.sym, "f": c.f, "base": c.base}
+		got, err := cjson.Marshal(ExpectOf("dequantize", map[string]any{}, in))
+		if err != nil || string(got) != c.want {
+			t.Errorf("sym %s, f %s, base %s: got %s (%v), want %s", c.sym, c.f, c.base, got, err, c.want)
+		}
+	}
 }

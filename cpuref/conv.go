@@ -41,6 +41,7 @@ type convKernel struct {
 	taps   int      // cg·kh·kw: the terms of one output
 	wci    []int128 // Σ|Wt[o][ci]| over the kernel, at o·cg + ci
 	wsum   []int128 // Σ|Wt[o]| for each o: under 2^32 weights of at most 2^63
+	w16    *w16     // the weights for cpuref/dot, nil when one passes i16
 }
 
 func newConv(p *whg1.Conv, cin int) *convKernel {
@@ -56,6 +57,7 @@ func newConv(p *whg1.Conv, cin int) *convKernel {
 		o := i / k.cg
 		k.wsum[o], _ = k.wsum[o].add(k.wci[i])
 	}
+	k.w16 = k.newW16()
 	return k
 }
 
@@ -198,6 +200,12 @@ type rowSink func(o, oy int, sums []int64) error
 // i64, which choose picked for x, whose max|x| is X) and hands each
 // channel's row of sums to put, with the rows split across goroutines.
 func (k *convKernel) rows(path convPath, x *tensor.T, X uint64, Wo, y0, y1 int, put rowSink) error {
+	if chunk, ok := k.chunk16(X); ok {
+		// Operands in i16 and K_c ≥ 2: the dot kernels (conv_simd.go).
+		if done, err := k.simdRows(x, chunk, Wo, y0, y1, put); done {
+			return err
+		}
+	}
 	work := int(k.p.Cout) * k.taps * Wo
 	if path == pathLanes {
 		pk := k.pack(x, Wo)

@@ -1,0 +1,210 @@
+package cpuref
+
+import (
+	"errors"
+	"math"
+	"runtime"
+
+	"github.com/waiops/waiops/cpuref/dot"
+	"github.com/waiops/waiops/tensor"
+)
+
+// simd says whether conv's lanes and i64 paths hand their rows to the
+// cpuref/dot kernels when the operands allow it (convKernel.chunk16). It
+// is on where dot has an instruction-set kernel: its pure-Go kernel is no
+// faster than the lanes path. Tests turn it on and off to run both.
+var simd = dot.Accelerated()
+
+// w16 is a conv's weights as dot.Mac16 reads them, built at load when every
+// weight fits i16: the input channels are paired globally, channel 2p with
+// 2p + 1, and each output channel o of group g has the taps
+//
+//	(p, i, j) for the pairs p that meet g's channels, i < kh, j < kw
+//
+// in that order, with weight pair (Wt[o][2p − c0][i][j], Wt[o][2p + 1 − c0][i][j]),
+// c0 = g·cg, and 0 for a channel outside the group (a zero term, §6). A
+// group meets ⌈cg/2⌉ pairs whatever its parity, so every o has ntap taps
+// at pairs[o·ntap:].
+type w16 struct {
+	lo, hi int64 // the least and greatest weight: the weights' interval
+	pairs  []uint32
+	ntap   int
+}
+
+// newW16 packs p's weights, or returns nil when one does not fit i16.
+func (k *convKernel) newW16() *w16 {
+	p := k.p
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, w := range p.W {
+		lo, hi = min(lo, w), max(hi, w)
+	}
+	if lo < math.MinInt16 || hi > math.MaxInt16 {
+		return nil
+	}
+	kk := int(p.KH * p.KW)
+	np := (k.cg + 1) / 2
+	s := &w16{lo: lo, hi: hi, ntap: np * kk, pairs: make([]uint32, int(p.Cout)*np*kk)}
+	weight := func(o, c, tap int) int16 { // Wt[o][c − c0][tap], 0 outside the group
+		c0 := o / k.og * k.cg
+		if c < c0 || c >= c0+k.cg {
+			return 0
+		}
+		return int16(p.W[(o*k.cg+c-c0)*kk+tap])
+	}
+	for o := range int(p.Cout) {
+		p0 := o / k.og * k.cg / 2
+		dst := s.pairs[o*s.ntap:][:s.ntap]
+		for q := range np {
+			for tap := range kk {
+				c := 2 * (p0 + q)
+				dst[q*kk+tap] = dot.Pair(weight(o, c, tap), weight(o, c+1, tap))
+			}
+		}
+	}
+	return s
+}
+
+// chunk16 is dot.Mac16's chunk for this conv on an input with max|x| = X:
+// ok when simd is on, the weights fit i16 and Choose16 accepts the
+// intervals [lo, hi] of the weights and [−X, X] of the input, which hold
+// every operand (§6: the operand widths and K_c of §8.5, here measured on
+// the weights and on this decode's input, which lies inside the certified
+// interval).
+func (k *convKernel) chunk16(X uint64) (int, bool) {
+	if !simd || k.w16 == nil || X > math.MaxInt16 {
+		return 0, false
+	}
+	return dot.Choose16(dot.Operands{WLo: k.w16.lo, WHi: k.w16.hi, XLo: -int64(X), XHi: int64(X)})
+}
+
+// packed16 is a conv's input as dot.Mac16 reads it. Channels are paired
+// (2p, 2p + 1; an odd count's last pair has a zero partner), the padding
+// of §5.2 is written as zeros, and each padded row's columns are split by
+// stride phase so that every tap reads a contiguous run: padded column v =
+// m·sw + φ is pair m of phase φ. The pair of padded position (u, v) is at
+//
+//	((p·Hp + u)·sw + φ)·wq·2 + 2m,   Hp = H + 2ph,
+//
+// and output column ox of tap j reads phase j mod sw at m = ox + ⌊j/sw⌋.
+// wq = ⌊(kw − 1)/sw⌋ + n, n = Wo rounded up to dot.Block, so the columns
+// past Wo read zeros or real elements inside the buffer, never past it;
+// their sums are dropped.
+type packed16 struct {
+	data   []int16
+	rowLen int // int16s a padded row takes: sw·wq·2
+	n      int // columns computed: Wo rounded up to dot.Block
+	taps   []*dot.Taps
+}
+
+// pack16 packs x for output rows of Wo columns, with the tap offsets of
+// each group, or returns false when the packed copy would pass
+// 4·len(x) + 2^20 elements (a padding or kernel far larger than the input),
+// which the i64 path then runs.
+func (k *convKernel) pack16(x *tensor.T, Wo int) (*packed16, bool) {
+	p := k.p
+	C, H, W := x.Shape.C, x.Shape.H, x.Shape.W
+	kh, kw, sw, ph, pw := int(p.KH), int(p.KW), int(p.SW), int(p.PH), int(p.PW)
+	n := (Wo + dot.Block - 1) / dot.Block * dot.Block
+	wq := (kw-1)/sw + n
+	Hp, np := H+2*ph, (C+1)/2
+	// Each factor is within 2^26 and kw, sw are u32, so these stay in int.
+	rowLen := sw * wq * 2
+	total := np * Hp * rowLen
+	if total > 4*len(x.Data)+1<<20 || total > math.MaxInt32 {
+		return nil, false
+	}
+	pk := &packed16{data: make([]int16, total), rowLen: rowLen, n: n}
+	// Pairs go to separate goroutines: channels 2p and 2p + 1 interleave.
+	_ = parallelRows(0, np, 2*H*W, func(p0, p1 int) error {
+		for c := 2 * p0; c < min(C, 2*p1); c++ {
+			for r := range H {
+				src := x.Data[(c*H+r)*W:][:W]
+				dst := pk.data[((c/2*Hp+r+ph)*sw)*wq*2+c%2:][:rowLen-c%2]
+				// Column s is padded column s + pw = m·sw + φ; |v| ≤ X ≤
+				// 2^15 − 1 (chunk16), so each value fits.
+				if sw == 1 {
+					for s, v := range src[:min(W, wq-pw)] {
+						dst[2*(s+pw)] = int16(v)
+					}
+					continue
+				}
+				m, phi := pw/sw, pw%sw
+				for _, v := range src {
+					if m >= wq {
+						break
+					}
+					dst[(phi*wq+m)*2] = int16(v)
+					if phi++; phi == sw {
+						phi, m = 0, m+1
+					}
+				}
+			}
+		}
+		return nil
+	})
+	groups := int(p.Groups)
+	pk.taps = make([]*dot.Taps, groups)
+	for g := range groups {
+		p0 := g * k.cg / 2
+		off := make([]int32, 0, k.w16.ntap)
+		for q := range (k.cg + 1) / 2 {
+			for i := range kh {
+				for j := range kw {
+					off = append(off, int32((((p0+q)*Hp+i)*sw+j%sw)*wq*2+j/sw*2))
+				}
+			}
+		}
+		pk.taps[g], _ = dot.NewTaps(off) // even and non-negative by construction
+	}
+	return pk, true
+}
+
+// simdCols is the columns of a row simdRows computes through every output
+// channel at a time: 32 columns of a 3×3 conv over 64 channels read about
+// 13 KB of packed input, which stays in a 32 KB L1 cache.
+const simdCols = 32
+
+// simdRows computes output rows [y0, y1) of every output channel on
+// dot.Mac16, chunk taps to a 32-bit lane, and hands each row of exact sums
+// to put. It returns false, having computed nothing, when the input does
+// not pack (pack16). The work is split by output channel across
+// goroutines (§6: outputs partitioned across threads), or by row when
+// there are fewer channels than goroutines; each goroutine writes only its
+// own channels' (or rows') outputs and its own accumulators.
+func (k *convKernel) simdRows(x *tensor.T, chunk, Wo, y0, y1 int, put rowSink) (bool, error) {
+	pk, ok := k.pack16(x, Wo)
+	if !ok {
+		return false, nil
+	}
+	cout, sh := int(k.p.Cout), int(k.p.SH)
+	work := k.w16.ntap * 2 * pk.n
+	// Each row goes in blocks of simdCols columns, each block through every
+	// output channel before the next, so the block's input stays in cache.
+	do := func(o0, o1, r0, r1 int) error {
+		acc := make([]int64, (o1-o0)*pk.n)
+		for oy := r0; oy < r1; oy++ {
+			clear(acc)
+			xs := pk.data[oy*sh*pk.rowLen:]
+			for c0 := 0; c0 < pk.n; c0 += simdCols {
+				cols := min(simdCols, pk.n-c0)
+				for o := o0; o < o1; o++ {
+					w := k.w16.pairs[o*k.w16.ntap:][:k.w16.ntap]
+					if !dot.Mac16(acc[(o-o0)*pk.n+c0:][:cols], xs[2*c0:], pk.taps[o/k.og], w, chunk) {
+						// pack16's layout keeps every read inside; this is a bug.
+						return errors.New("cpuref: dot.Mac16 refused a packed conv")
+					}
+				}
+			}
+			for o := o0; o < o1; o++ {
+				if err := put(o, oy, acc[(o-o0)*pk.n:][:Wo]); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if cout >= runtime.GOMAXPROCS(0) {
+		return true, parallelRows(0, cout, (y1-y0)*work, func(a, b int) error { return do(a, b, y0, y1) })
+	}
+	return true, parallelRows(y0, y1, cout*work, func(a, b int) error { return do(0, cout, a, b) })
+}

@@ -1,0 +1,142 @@
+package cpuref
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/waiops/waiops/refusal"
+
+	"github.com/waiops/waiops/tensor"
+	"github.com/waiops/waiops/whg1"
+)
+
+// withSIMD runs f with conv's dot kernels off, then on (the pure-Go
+// kernel where the build has no other), restoring the setting after.
+func withSIMD(t *testing.T, f func(t *testing.T)) {
+	saved := simd
+	defer func() { simd = saved }()
+	for _, on := range []bool{false, true} {
+		simd = on
+		t.Run(map[bool]string{false: "nosimd", true: "simd"}[on], f)
+	}
+}
+
+// TestConvSIMDAgainstExact runs random convolutions whose operands fit
+// i16 (i8 and wider, interval ends drawn often) on the dot kernels and
+// compares each output with convExact: groups (depthwise included),
+// strides, paddings, 1×1 to 5×5 kernels, odd channel counts. Every case
+// must take the kernels.
+func TestConvSIMDAgainstExact(t *testing.T) {
+	saved := simd
+	defer func() { simd = saved }()
+	simd = true
+	r := rand.New(rand.NewPCG(61, 62))
+	for n := range 400 {
+		bits := []int{8, 12, 16}[n%3]
+		lo, hi := -int64(1)<<(bits-1), int64(1)<<(bits-1)-1
+		val := func(lo, hi int64) int64 {
+			switch r.IntN(6) {
+			case 0:
+				return lo
+			case 1:
+				return hi
+			}
+			return lo + r.Int64N(hi-lo+1)
+		}
+		xlo := lo + 1 // chunk16 takes [−X, X]: −2^15 would need X = 2^15
+		if r.IntN(3) == 0 {
+			xlo = 0 // after a relu
+		}
+		g := 1 + r.IntN(3)
+		cg, og := 1+r.IntN(5), 1+r.IntN(3)
+		if n%4 == 0 {
+			g, og = 1+r.IntN(8), 1 // depthwise
+			cg = 1
+		}
+		kh, kw := 1+r.IntN(5), 1+r.IntN(5)
+		p := &whg1.Conv{Cout: uint32(g * og), KH: uint32(kh), KW: uint32(kw),
+			SH: uint32(1 + r.IntN(3)), SW: uint32(1 + r.IntN(3)), PH: uint32(r.IntN(3)), PW: uint32(r.IntN(3)),
+			Groups: uint32(g), RQ: randRQ(r, g*og, func() uint8 { return uint8(r.IntN(20)) }, func() int64 { return r.Int64N(1<<20) - 1<<19 })}
+		p.W = make([]int64, g*og*cg*kh*kw)
+		for i := range p.W {
+			p.W[i] = val(lo, hi)
+		}
+		H := max(1, kh-2*int(p.PH)) + r.IntN(12)
+		W := max(1, kw-2*int(p.PW)) + r.IntN(40)
+		x := tensor.New(tensor.Shape{C: g * cg, H: H, W: W})
+		for i := range x.Data {
+			x.Data[i] = val(xlo, hi)
+		}
+		ho := (H+2*int(p.PH)-kh)/int(p.SH) + 1
+		wo := (W+2*int(p.PW)-kw)/int(p.SW) + 1
+		k := newConv(p, x.Shape.C)
+		xv, _ := k.pointwise(x, x)
+		if _, ok := k.chunk16(maxAbs(x.Data)); !ok || k.choose(maxAbs(x.Data), W) == pathExact {
+			t.Fatalf("case %d (%d bits): not on the dot kernels", n, bits)
+		}
+		if _, ok := k.pack16(xv, wo); !ok {
+			t.Fatalf("case %d: input does not pack", n)
+		}
+		got, want := like(g*og, ho, wo), like(g*og, ho, wo)
+		err := k.run(x, got)
+		if werr := convExact(k, x, want); werr != nil {
+			expectRefusal(t, "simd past i64", err, refusal.ModelMismatch)
+			continue
+		}
+		noErr(t, "simd conv", err)
+		if !slices.Equal(got.Data, want.Data) {
+			t.Fatalf("case %d (conv %+v on %v): got %v, want %v", n, *p, x.Shape, got.Data, want.Data)
+		}
+	}
+}
+
+// TestConvSIMDKc runs a 1×1 conv whose one output sums cin products of
+// −128·−128 = 2^14 (K_c = ⌊(2^31 − 1)/2^14⌋ = 131071 over [−128, 128]):
+// cin = 131071 products fit one lane, 131072 sum to 2^31, past i32, which
+// only the widening after each chunk of 65535 pairs keeps exact. With
+// −2^15·−2^15 the kernels are refused (K_c = 1) and the i64 path gives
+// the same integers.
+func TestConvSIMDKc(t *testing.T) {
+	saved := simd
+	defer func() { simd = saved }()
+	simd = true
+	for _, c := range []struct {
+		cin  int
+		w, x int64
+		simd bool
+		want int64
+	}{
+		{131071, -128, -128, true, 131071 << 14},
+		{131072, -128, -128, true, 1 << 31},
+		{131073, -128, -128, true, 131073 << 14},
+		{3, -1 << 15, -1 << 15, false, 3 << 30},
+	} {
+		p := &whg1.Conv{Cout: 1, KH: 1, KW: 1, SH: 1, SW: 1, Groups: 1,
+			RQ: whg1.RQ{SKind: 1, Shift: []uint8{0}}, W: make([]int64, c.cin)}
+		x := tensor.New(tensor.Shape{C: c.cin, H: 1, W: 1})
+		for i := range p.W {
+			p.W[i], x.Data[i] = c.w, c.x
+		}
+		k := newConv(p, c.cin)
+		if _, ok := k.chunk16(maxAbs(x.Data)); ok != c.simd {
+			t.Fatalf("cin %d, w %d, x %d: on the kernels %v, want %v", c.cin, c.w, c.x, ok, c.simd)
+		}
+		out := like(1, 1, 1)
+		noErr(t, "conv", k.run(x, out))
+		expect(t, "K_c conv", out, c.want)
+	}
+}
+
+// TestConvPathsBothWays runs the conv and conv_transpose suites with the
+// dot kernels off and on.
+func TestConvPathsBothWays(t *testing.T) {
+	withSIMD(t, func(t *testing.T) {
+		t.Run("big", TestConvPathsAgainstBig)
+		t.Run("depthwise", TestConvDepthwiseAgainstExact)
+		t.Run("pointwise", TestConvPointwiseRows)
+		t.Run("parallel", TestConvParallel)
+		t.Run("convT big", TestConvTransposeAgainstBig)
+		t.Run("convT phases", TestConvTransposePhasesAgainstGather)
+	})
+}

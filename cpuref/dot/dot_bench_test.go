@@ -1,0 +1,76 @@
+package dot
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"strconv"
+	"sync"
+	"testing"
+)
+
+// threadCounts is 1 and, when larger, GOMAXPROCS.
+func threadCounts() []int {
+	if n := runtime.GOMAXPROCS(0); n > 1 {
+		return []int{1, n}
+	}
+	return []int{1}
+}
+
+// BenchmarkPeak is the machine's peak for each implementation: a loop of
+// the instruction its Mac16 is built on (vpmaddwd + vpaddd for avx2) on
+// registers, on 1 and on GOMAXPROCS goroutines, in 16-bit products
+// (MAC) per second. Mac16 and the conv benchmarks are read as a fraction
+// of the selected implementation's figure.
+func BenchmarkPeak(b *testing.B) {
+	const rounds = 1 << 16
+	for _, im := range impls {
+		for _, th := range threadCounts() {
+			b.Run(im.Name+"/threads="+strconv.Itoa(th), func(b *testing.B) {
+				for b.Loop() {
+					var wg sync.WaitGroup
+					for range th {
+						wg.Go(func() { im.peak(rounds) })
+					}
+					wg.Wait()
+				}
+				b.ReportMetric(float64(th*rounds*PeakRound)*float64(b.N)/b.Elapsed().Seconds(), "MAC/s")
+			})
+		}
+	}
+}
+
+// BenchmarkMac16 is Mac16 alone on one goroutine, per implementation: the
+// taps of a 3×3 conv over 64 input channels (32 pairs · 9 = 288 taps) on
+// 32 columns whose input (13 KB) stays in L1, i8-range operands.
+func BenchmarkMac16(b *testing.B) {
+	const n, pairs, wq = 32, 32, 34
+	r := rand.New(rand.NewPCG(3, 4))
+	x := make([]int16, pairs*3*wq*2)
+	for i := range x {
+		x[i] = int16(r.IntN(256) - 128)
+	}
+	var off []int32
+	var w []uint32
+	for p := range pairs {
+		for i := range 3 {
+			for j := range 3 {
+				off = append(off, int32(((p*3+i)*wq+j)*2))
+				w = append(w, Pair(int16(r.IntN(256)-128), int16(r.IntN(256)-128)))
+			}
+		}
+	}
+	taps, _ := NewTaps(off)
+	chunk, _ := Choose16(Operands{-128, 127, -128, 127})
+	acc := make([]int64, n)
+	saved := best
+	defer func() { best = saved }()
+	for _, im := range impls {
+		best = im
+		b.Run(im.Name, func(b *testing.B) {
+			for b.Loop() {
+				Mac16(acc, x, taps, w, chunk)
+			}
+			b.ReportMetric(float64(2*len(w)*n)*float64(b.N)/b.Elapsed().Seconds(), "MAC/s")
+		})
+	}
+}

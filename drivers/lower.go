@@ -210,13 +210,24 @@ func lowerGraphs(lowering string, src [][]byte) ([]*whg1.Graph, []string, error)
 			return nil, nil, err
 		}
 		roles := []string{"h_s", "entropy", "g_s"}
-		var gs []*whg1.Graph
+		nets := make([]*Network, len(roles))
+		plans := make([]*netPlan, len(roles))
 		for i, b := range [][]byte{bundle.HS, bundle.Entropy, bundle.GS} {
-			net, p, err := parsePlanned(b, false, roles[i])
-			if err != nil {
+			if nets[i], plans[i], err = parsePlanned(b, false, roles[i]); err != nil {
 				return nil, nil, err
 			}
-			gs = append(gs, lowerWHM(net, p, i == 2))
+		}
+		// §15.2 (integer-payloads §14): the three networks share one afrac,
+		// compared once each has passed §13.2's checks and before any graph
+		// is written.
+		for i := 1; i < len(nets); i++ {
+			if nets[i].Afrac != nets[0].Afrac {
+				return nil, nil, refusal.New(refusal.ModelMismatch, "wmb1/1: %s's afrac %d is not h_s's %d", roles[i], nets[i].Afrac, nets[0].Afrac)
+			}
+		}
+		gs := make([]*whg1.Graph, len(roles))
+		for i := range nets {
+			gs[i] = lowerWHM(nets[i], plans[i], i == 2)
 		}
 		return gs, roles, nil
 	case World:

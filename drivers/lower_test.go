@@ -74,6 +74,42 @@ func worldWith(change func(t, gs *Network)) []File {
 	return []File{{"T.whm", EncodeWHM(wt)}, {"g_s.whm", EncodeWHM(wgs)}}
 }
 
+// wmbWith is the corpus's WMB1 bundle with its networks changed.
+func wmbWith(change func(hs, ent, gs *Network)) []File {
+	hs, ent := hyperNets(0x5eed0008)
+	_, gs := hyperNets(0x5eed0009)
+	change(hs, ent, gs)
+	return []File{{"model.wmb", EncodeWMB(&Bundle{HS: EncodeWHM(hs), Entropy: EncodeWHM(ent), GS: EncodeWHM(gs), Tables: []byte("tables")})}}
+}
+
+// TestWMBAfracShared: §15.2, the three networks of a WMB1 bundle share one
+// afrac. The corpus bundle (afrac 8 throughout) lowers; entropy or g_s at
+// afrac 9, each valid alone under §13.2, is refused model_mismatch with no
+// set; and each network's own §13.2 checks come first: g_s's shift 128 is
+// the refusal of a bundle whose entropy also differs in afrac.
+func TestWMBAfracShared(t *testing.T) {
+	if s, err := Lower(WMB1, nil, wmbWith(func(_, _, _ *Network) {})); err != nil || len(s.Roles) != 3 {
+		t.Fatalf("the corpus bundle: %v", err)
+	}
+	for _, c := range []struct {
+		name   string
+		change func(hs, ent, gs *Network)
+		msg    string
+	}{
+		{"entropy afrac 9", func(_, ent, _ *Network) { ent.Afrac = 9 }, "wmb1/1: entropy's afrac 9 is not h_s's 8"},
+		{"g_s afrac 9", func(_, _, gs *Network) { gs.Afrac = 9 }, "wmb1/1: g_s's afrac 9 is not h_s's 8"},
+		{"h_s afrac 30", func(hs, _, _ *Network) { hs.Afrac = 30 }, "wmb1/1: entropy's afrac 8 is not h_s's 30"},
+		{"g_s shift 128 before the afrac", func(_, ent, gs *Network) { ent.Afrac, gs.Shift = 9, 128 }, "g_s: shift 128 or gf 10 is not below 128"},
+		{"g_s afrac 31 before the afrac", func(_, _, gs *Network) { gs.Afrac = 31 }, "g_s: afrac 31 is outside 1..=30"},
+	} {
+		s, err := Lower(WMB1, nil, wmbWith(c.change))
+		var r *refusal.Error
+		if s != nil || !errors.As(err, &r) || r.Code != refusal.ModelMismatch || r.Msg != c.msg {
+			t.Errorf("%s: set %v, err %v; want model_mismatch %q", c.name, s != nil, err, c.msg)
+		}
+	}
+}
+
 // TestLoadChecks: every §13 load check refuses with its code.
 func TestLoadChecks(t *testing.T) {
 	pm, mm := refusal.PayloadMalformed, refusal.ModelMismatch

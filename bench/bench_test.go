@@ -43,7 +43,7 @@ func TestCasesLoadOnCPUAndMeetAcc32(t *testing.T) {
 		if _, _, err := cpu.Load(c.Graph); err != nil {
 			t.Fatalf("%s: %v", c.Name(), err)
 		}
-		if _, _, err := certify.Load(c.Graph, "acc32"); err != nil {
+		if _, _, err := certify.Load(c.Graph, certify.Acc32); err != nil {
 			t.Fatalf("%s: %v", c.Name(), err)
 		}
 	}

@@ -33,8 +33,8 @@ func (r Range) String() string {
 // Reading: a lut16 consumer fails C(X) for X > 32767, where its load check
 // (§5.6) would refuse the graph; parameter conditions and policies are not
 // part of C.
-func Admissible(g *whg1.Graph, tensor uint32, profile string) (Range, error) {
-	if profile != Acc32 && profile != Acc64 {
+func Admissible(g *whg1.Graph, tensor uint32, profile Profile) (Range, error) {
+	if !profile.Valid() {
 		return Range{}, fmt.Errorf("certify: unknown profile %q (want acc32 or acc64)", profile)
 	}
 	if int(tensor) >= len(g.Tensors) {

@@ -21,7 +21,7 @@ func TestAdmissible(t *testing.T) {
 	g := b.role(t, "g").Graph
 	for _, tc := range []struct {
 		tensor  uint32
-		profile string
+		profile Profile
 		want    Range
 	}{
 		{0, Acc32, Range{Lo: -429496729, Hi: 429496729}},

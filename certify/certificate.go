@@ -139,7 +139,7 @@ func (n *Node) json(g *whg1.Graph) map[string]any {
 	}
 	m := map[string]any{
 		"acc32_params":  n.Acc32Params,
-		"fits":          n.Fits,
+		"fits":          Strings(n.Fits),
 		"index":         n.Index,
 		"intermediates": inter,
 		"npu_flags":     n.NPUFlags,

@@ -14,15 +14,15 @@ import (
 // certificate.
 const LoadRole = "graph"
 
-// Load reads one WHG1 graph and loads it against profile ("acc32" or
-// "acc64"): §10.5 steps 1–7 (whg1.Parse), then step 8, the bounds pass with
+// Load reads one WHG1 graph and loads it against profile (Acc32 or
+// Acc64): §10.5 steps 1–7 (whg1.Parse), then step 8, the bounds pass with
 // lut16's range check, and the profile against the verdict (§8.6). A graph
 // whose verdict does not meet the profile is refused (model_mismatch).
 //
 // Verdicts are cached by the SHA-256 of the graph's bytes (§8.6), so a
 // second Load of the same bytes, under either profile, skips the parse and
 // the pass. It is safe for concurrent use.
-func Load(b []byte, profile string) (*whg1.Graph, *Certificate, error) {
+func Load(b []byte, profile Profile) (*whg1.Graph, *Certificate, error) {
 	return defaultCache.Load(b, profile)
 }
 
@@ -55,8 +55,8 @@ type cacheEntry struct {
 var defaultCache = &Cache{}
 
 // Load is the package Load through this cache.
-func (c *Cache) Load(b []byte, profile string) (*whg1.Graph, *Certificate, error) {
-	if profile != Acc32 && profile != Acc64 {
+func (c *Cache) Load(b []byte, profile Profile) (*whg1.Graph, *Certificate, error) {
+	if !profile.Valid() {
 		return nil, nil, fmt.Errorf("certify: unknown profile %q (want acc32 or acc64)", profile)
 	}
 	e, err := c.entry(b)

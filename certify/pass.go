@@ -32,7 +32,7 @@ type Node struct {
 	// NPUFlags are the node's §9.2 flags, in ascending order.
 	NPUFlags []string
 	// Fits lists the profiles the node meets, in ascending order.
-	Fits []string
+	Fits []Profile
 
 	op *whg1.Op
 }

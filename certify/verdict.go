@@ -6,16 +6,33 @@ import (
 	"github.com/waiops/waiops/whg1"
 )
 
+// Profile is one of the two profiles of §7.2, spelled as certificates,
+// vectors and reports spell it.
+type Profile string
+
 // The two profiles of §7.2.
 const (
-	Acc32 = "acc32"
-	Acc64 = "acc64"
+	Acc32 Profile = "acc32"
+	Acc64 Profile = "acc64"
 )
 
-var profiles = []string{Acc32, Acc64}
+// Profiles are the profiles in ascending order, as §14.1 lists them.
+var Profiles = []Profile{Acc32, Acc64}
+
+// Valid reports whether p is one of Profiles.
+func (p Profile) Valid() bool { return p == Acc32 || p == Acc64 }
+
+// Strings spells ps for canonical JSON.
+func Strings(ps []Profile) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = string(p)
+	}
+	return out
+}
 
 // width is the signed width a class must fit under a profile (§7.1).
-func width(profile string, c class) int {
+func width(profile Profile, c class) int {
 	if profile == Acc32 {
 		if c == classProduct {
 			return 64
@@ -54,8 +71,8 @@ type Verdict struct {
 	NPUFlags, NPUReasons       []string
 }
 
-// Meets reports whether the verdict meets profile ("acc32" or "acc64").
-func (v *Verdict) Meets(profile string) bool {
+// Meets reports whether the verdict meets profile.
+func (v *Verdict) Meets(profile Profile) bool {
 	switch profile {
 	case Acc32:
 		return v.Acc32
@@ -69,7 +86,7 @@ func (v *Verdict) Meets(profile string) bool {
 // the node fits (§8.5 "First failure"): "saturated"; else the failing intermediate or producer result ("out.<k>")
 // with the most bits, a tie going to the smallest key; else, for acc32, the
 // first acc32_params entry, or "policy.check".
-func (n *Node) failure(g *whg1.Graph, profile string) (key string, bits int) {
+func (n *Node) failure(g *whg1.Graph, profile Profile) (key string, bits int) {
 	if n.Saturated {
 		return "saturated", 0
 	}
@@ -91,7 +108,7 @@ func (n *Node) failure(g *whg1.Graph, profile string) (key string, bits int) {
 // widest is, among the intermediates and producer results ("out.<k>") that
 // do not meet profile's width for their class (§7.1), the one with the most
 // bits, a tie going to the smallest key in byte order; "" when all meet it.
-func widest(inter map[string]Interval, results []Interval, profile string) (key string, bits int) {
+func widest(inter map[string]Interval, results []Interval, profile Profile) (key string, bits int) {
 	consider := func(k string, iv Interval, c class) {
 		b := iv.Bits()
 		if b <= width(profile, c) {
@@ -111,9 +128,9 @@ func widest(inter map[string]Interval, results []Interval, profile string) (key 
 }
 
 // fits lists the profiles the node meets (§8.5 "What a node fits").
-func fits(g *whg1.Graph, n *Node) []string {
-	out := []string{}
-	for _, p := range profiles {
+func fits(g *whg1.Graph, n *Node) []Profile {
+	out := []Profile{}
+	for _, p := range Profiles {
 		if k, _ := n.failure(g, p); k == "" {
 			out = append(out, p)
 		}
@@ -123,7 +140,7 @@ func fits(g *whg1.Graph, n *Node) []string {
 
 // graphFailure is the first input, scalar or node of one graph that does
 // not meet profile, in §8.5's visit order, or nil.
-func graphFailure(gb *GraphBounds, profile string) *Failure {
+func graphFailure(gb *GraphBounds, profile Profile) *Failure {
 	w := width(profile, classTensor)
 	g := gb.Graph
 	for i, in := range g.Inputs {
@@ -176,7 +193,7 @@ func npuReasons(g *whg1.Graph, set map[string]bool) {
 // verdict decides the verdict of the graphs, in order (§8.5).
 func verdict(graphs []GraphBounds) Verdict {
 	var v Verdict
-	for _, p := range profiles {
+	for _, p := range Profiles {
 		var f *Failure
 		for i := range graphs {
 			if f = graphFailure(&graphs[i], p); f != nil {
@@ -189,7 +206,7 @@ func verdict(graphs []GraphBounds) Verdict {
 			v.Acc64, v.Acc64Failure = f == nil, f
 		}
 	}
-	reasons, flags := map[string]bool{"acc32": !v.Acc32}, map[string]bool{}
+	reasons, flags := map[string]bool{string(Acc32): !v.Acc32}, map[string]bool{}
 	for i := range graphs {
 		npuReasons(graphs[i].Graph, reasons)
 		for _, n := range graphs[i].Nodes {

@@ -82,7 +82,7 @@ func TestSaturatedIGDN(t *testing.T) {
 		t.Errorf("a saturated node fits %v", ig.Fits)
 	}
 	// The failure key of a saturated node is "saturated", with no bits.
-	for _, p := range profiles {
+	for _, p := range Profiles {
 		if k, bits := ig.failure(c.Graphs[0].Graph, p); k != "saturated" || bits != 0 {
 			t.Errorf("%s: failure %q (%d bits), want saturated", p, k, bits)
 		}
@@ -150,7 +150,7 @@ func TestFailureKeyKinds(t *testing.T) {
 	c = certOne(t, b)
 	wantFailure(t, c.Verdict.Acc32Failure, &Failure{Graph: "g", Where: "node", Index: 0, Key: "policy.check"})
 	wantIv(t, "checked out", c.Graphs[0].Nodes[0].Out[0], bi(0), bi(3))
-	if !reflect.DeepEqual(c.Graphs[0].Nodes[0].Fits, []string{"acc64"}) {
+	if !reflect.DeepEqual(c.Graphs[0].Nodes[0].Fits, []Profile{Acc64}) {
 		t.Errorf("fits %v, want [acc64]", c.Graphs[0].Nodes[0].Fits)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
@@ -76,7 +77,7 @@ func Load(g *whg1.Graph) (*Program, error) {
 }
 
 // Profile is the profile this fabric implements (§7.2).
-func (p *Program) Profile() string { return "acc64" }
+func (p *Program) Profile() certify.Profile { return certify.Acc64 }
 
 // Decode runs one decode (§4): inputs holds every input in input-table
 // order, state inputs included. Run steps 1–3 are whg1's PlanRun; step 4

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
@@ -228,7 +229,7 @@ func TestIdentity(t *testing.T) {
 	if id["fabric"] != "cpu" || id["go"] == "" || id["goos"] == "" || id["goarch"] == "" {
 		t.Errorf("Identity() = %v", id)
 	}
-	if p := (&Program{}).Profile(); p != "acc64" {
+	if p := (&Program{}).Profile(); p != certify.Acc64 {
 		t.Errorf("Profile() = %q", p)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+
+	"github.com/waiops/waiops/certify"
 )
 
 // corpusSet is one parameter set of the §14.3 corpus.
@@ -13,7 +15,8 @@ type corpusSet struct {
 	files                []File
 	// note says what the set shows; pin is the profile its pin claims
 	// ("" for none).
-	note, pin string
+	note string
+	pin  certify.Profile
 }
 
 func corpusSets() []corpusSet {
@@ -26,7 +29,7 @@ func corpusSets() []corpusSet {
 	return []corpusSet{
 		{capability: "wai.neural.int_synth", lowering: IntSynth, note: "two layers, relu, out_pad",
 			files: []File{{"int_synth.json", EncodeSynth(synthSmall())}}},
-		{capability: "wai.neural.int_synth", lowering: IntSynth, pin: "acc32",
+		{capability: "wai.neural.int_synth", lowering: IntSynth, pin: certify.Acc32,
 			note:  "meets acc64; fails acc32 by one weight (2^24 + 1 against latents in [-128, 127]); its pin claims acc32, so a sink refuses it (model_mismatch)",
 			files: []File{{"int_synth.json", EncodeSynth(synthAcc32OneWeight())}}},
 		{capability: "wai.neural.int_hyper", lowering: WHM1, note: "h_s and g_s: conv, relu, conv_transpose, igdn, leaky",
@@ -91,7 +94,7 @@ func CorpusFiles() (map[string][]byte, error) {
 		for _, f := range cs.files {
 			files[base+digest+"/set/"+f.Name] = f.Data
 		}
-		pin := cs.pin
+		pin := string(cs.pin)
 		if pin == "" {
 			pin = "-"
 		}

@@ -19,7 +19,7 @@ type Loader func(b []byte) (whg1.Decoder, *whg1.Graph, string, error)
 
 // CPU loads through the certifier at acc64 and the CPU reference.
 func CPU(b []byte) (whg1.Decoder, *whg1.Graph, string, error) {
-	g, _, err := certify.Load(b, "acc64")
+	g, _, err := certify.Load(b, certify.Acc64)
 	if err != nil {
 		return nil, nil, "", err
 	}

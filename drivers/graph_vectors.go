@@ -43,7 +43,7 @@ func GraphCases() ([]GraphCase, error) {
 		for _, role := range s.Roles {
 			c := GraphCase{ID: fmt.Sprintf("%s_%s_%s", loweringID(cs.lowering), role.Name, digest[:8]), Graph: role.Bytes}
 			// A graph whose own verdict fails acc64 is refused at load.
-			if g, _, err := certify.Load(role.Bytes, "acc64"); err == nil {
+			if g, _, err := certify.Load(role.Bytes, certify.Acc64); err == nil {
 				c.Decodes = caseDecodes(r, cs.lowering, g)
 			}
 			out = append(out, c)

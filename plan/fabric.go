@@ -7,14 +7,17 @@
 // directly (conformance, benchmarks) use Fabric.
 package plan
 
-import "github.com/waiops/waiops/whg1"
+import (
+	"github.com/waiops/waiops/certify"
+	"github.com/waiops/waiops/whg1"
+)
 
 // Fabric is one operator implementation on one device.
 type Fabric interface {
 	// Name is "cpu", "gpu" or "hybrid".
 	Name() string
-	// Profile is the profile the fabric implements: "acc64" or "acc32".
-	Profile() string
+	// Profile is the profile the fabric implements.
+	Profile() certify.Profile
 	// Identity names the fabric as a conformance report does: for the CPU
 	// the Go version, GOOS/GOARCH and CPU model; for GL the vendor,
 	// renderer, version and GLSL version.

@@ -16,11 +16,11 @@ type cpuFabric struct{}
 func NewCPU() Fabric { return cpuFabric{} }
 
 func (cpuFabric) Name() string                { return "cpu" }
-func (cpuFabric) Profile() string             { return "acc64" }
+func (cpuFabric) Profile() certify.Profile    { return certify.Acc64 }
 func (cpuFabric) Identity() map[string]string { return cpuref.Identity() }
 
 func (cpuFabric) Load(b []byte) (whg1.Decoder, *whg1.Graph, error) {
-	g, _, err := certify.Load(b, "acc64")
+	g, _, err := certify.Load(b, certify.Acc64)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -35,7 +35,7 @@ func (cpuFabric) Load(b []byte) (whg1.Decoder, *whg1.Graph, error) {
 type gpuFabric struct{ dev *gpu.Device }
 
 func (gpuFabric) Name() string                  { return "gpu" }
-func (gpuFabric) Profile() string               { return "acc32" }
+func (gpuFabric) Profile() certify.Profile      { return certify.Acc32 }
 func (f gpuFabric) Identity() map[string]string { return f.dev.Identity().Map() }
 func (f gpuFabric) GL() gpu.Identity            { return f.dev.Identity() }
 

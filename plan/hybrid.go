@@ -43,8 +43,8 @@ type HybridFabric struct {
 // default threshold.
 func NewHybrid(gpu Fabric) *HybridFabric { return &HybridFabric{gpu: gpu, MinWork: DefaultMinWork} }
 
-func (*HybridFabric) Name() string    { return "hybrid" }
-func (*HybridFabric) Profile() string { return certify.Acc64 }
+func (*HybridFabric) Name() string             { return "hybrid" }
+func (*HybridFabric) Profile() certify.Profile { return certify.Acc64 }
 
 // Identity names both fabrics: the CPU reference's keys prefixed "cpu_",
 // the acc32 fabric's prefixed "gpu_", and the threshold.

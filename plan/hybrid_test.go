@@ -22,7 +22,7 @@ import (
 type cpu32 struct{}
 
 func (cpu32) Name() string                { return "gpu" }
-func (cpu32) Profile() string             { return certify.Acc32 }
+func (cpu32) Profile() certify.Profile    { return certify.Acc32 }
 func (cpu32) Identity() map[string]string { return map[string]string{"fabric": "cpu32"} }
 
 func (cpu32) Load(b []byte) (whg1.Decoder, *whg1.Graph, error) {
@@ -339,7 +339,7 @@ func TestHybridSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Fabric.Name() != "hybrid" || g.Fabric.Profile() != "acc64" {
+	if g.Fabric.Name() != "hybrid" || g.Fabric.Profile() != certify.Acc64 {
 		t.Fatalf("fabric %s (%s)", g.Fabric.Name(), g.Fabric.Profile())
 	}
 	id := g.Fabric.Identity()

@@ -168,7 +168,7 @@ func meetsAcc32(b []byte) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return v.Meets("acc32"), nil
+	return v.Meets(certify.Acc32), nil
 }
 
 // Decode runs one decode (no state carried).

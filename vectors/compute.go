@@ -22,11 +22,11 @@ func Compute(v *Vector) error {
 		if code == "error" {
 			return fmt.Errorf("%s: load: %w", v.ID, err)
 		}
-		v.Load, v.Profiles, v.Decodes = code, allProfiles, nil
+		v.Load, v.Profiles, v.Decodes = code, certify.Profiles, nil
 		return nil
 	}
 	v.Load, v.Profiles = LoadOK, nil
-	for _, p := range allProfiles {
+	for _, p := range certify.Profiles {
 		if cert.Verdict.Meets(p) {
 			v.Profiles = append(v.Profiles, p)
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/whg1"
 )
 
@@ -94,7 +95,7 @@ func TestCompute(t *testing.T) {
 	if err := Compute(&v); err != nil {
 		t.Fatal(err)
 	}
-	if v.Load != LoadOK || !reflect.DeepEqual(v.Profiles, []string{"acc32", "acc64"}) ||
+	if v.Load != LoadOK || !reflect.DeepEqual(v.Profiles, certify.Profiles) ||
 		!reflect.DeepEqual(v.Decodes[0].Outputs[0].Data, []int64{4, -5}) || v.Decodes[1].Refuse != "field_range" {
 		t.Fatalf("%+v", v)
 	}
@@ -104,7 +105,7 @@ func TestCompute(t *testing.T) {
 	if err := Compute(&v); err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(v.Profiles, []string{"acc64"}) || !reflect.DeepEqual(v.Decodes[0].Outputs[0].Data, []int64{1 << 31, 9}) {
+	if !reflect.DeepEqual(v.Profiles, []certify.Profile{certify.Acc64}) || !reflect.DeepEqual(v.Decodes[0].Outputs[0].Data, []int64{1 << 31, 9}) {
 		t.Fatalf("%+v", v)
 	}
 	// A bad magic is refused at load: no decodes, both profiles (§14.1).

@@ -15,14 +15,12 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/cjson"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/stage"
 	"github.com/waiops/waiops/tensor"
 )
-
-// The profiles of §7.2, in the ascending order a vector lists them.
-var allProfiles = []string{"acc32", "acc64"}
 
 // refusalCodes is the closed set of codes a graph vector's load or decode
 // may give (§4, §10.5); an unknown outcome fails the read (CONVENTIONS §3).
@@ -41,7 +39,7 @@ type Vector struct {
 	ID       string
 	Graph    []byte
 	Load     refusal.Code // "ok" or a refusal code
-	Profiles []string
+	Profiles []certify.Profile
 	Decodes  []Decode
 }
 
@@ -265,13 +263,13 @@ func parseVector(m map[string]any) (Vector, error) {
 	}
 	for _, p := range ps {
 		s, ok := p.(string)
-		if !ok || !slices.Contains(allProfiles, s) {
+		if !ok || !certify.Profile(s).Valid() {
 			return v, fmt.Errorf("%s: unknown profile %v", id, p)
 		}
-		if len(v.Profiles) > 0 && v.Profiles[len(v.Profiles)-1] >= s {
+		if len(v.Profiles) > 0 && v.Profiles[len(v.Profiles)-1] >= certify.Profile(s) {
 			return v, fmt.Errorf("%s: profiles are not ascending and distinct", id)
 		}
-		v.Profiles = append(v.Profiles, s)
+		v.Profiles = append(v.Profiles, certify.Profile(s))
 	}
 	ds, ok := m["decodes"].([]any)
 	if !ok {
@@ -279,7 +277,7 @@ func parseVector(m map[string]any) (Vector, error) {
 	}
 	// §14.1: a vector whose load is a refusal has no decodes and lists
 	// both profiles.
-	if v.Load != LoadOK && (len(ds) != 0 || len(v.Profiles) != len(allProfiles)) {
+	if v.Load != LoadOK && (len(ds) != 0 || len(v.Profiles) != len(certify.Profiles)) {
 		return v, fmt.Errorf("%s: a load refusal has no decodes and profiles [acc32, acc64]", id)
 	}
 	for i, d := range ds {
@@ -387,7 +385,7 @@ func (v *Vector) JSON() map[string]any {
 		"graph":    hex.EncodeToString(v.Graph),
 		"id":       v.ID,
 		"load":     string(v.Load),
-		"profiles": v.Profiles,
+		"profiles": certify.Strings(v.Profiles),
 	}
 }
 

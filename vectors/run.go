@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/cjson"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
@@ -19,7 +20,7 @@ import (
 // makes one decode per call.
 type Fabric interface {
 	Name() string
-	Profile() string
+	Profile() certify.Profile
 	Identity() map[string]string
 	Load(b []byte) (whg1.Decoder, *whg1.Graph, error)
 }
@@ -75,7 +76,7 @@ type Report struct {
 // other profiles are not counted.
 func Run(f Fabric, c *Corpus, stage StageEval) *Report {
 	r := &Report{
-		Fabric: f.Name(), Profile: f.Profile(), Identity: f.Identity(),
+		Fabric: f.Name(), Profile: string(f.Profile()), Identity: f.Identity(),
 		Corpus: c.SHA256, Files: len(c.Files), Groups: map[string]*Tally{},
 	}
 	for _, cf := range c.Files {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/plan"
 	"github.com/waiops/waiops/whg1"
 )
@@ -71,7 +72,7 @@ func TestRunHandWritten(t *testing.T) {
 // that differs, and a stage vector through an evaluator.
 func TestRunOutcomes(t *testing.T) {
 	relu := whg1.Encode(one(whg1.OpRelu, nil, []whg1.Tensor{chk(1, -9, 9)}, []whg1.Tensor{der(1)}, 0, 0))
-	v := Vector{ID: "v", Graph: relu, Load: LoadOK, Profiles: []string{"acc64"},
+	v := Vector{ID: "v", Graph: relu, Load: LoadOK, Profiles: []certify.Profile{certify.Acc64},
 		Decodes: []Decode{dec(nil, ten(1, 1, 1, 3)), {Inputs: dec(nil, ten(1, 1, 1, 10)).Inputs, Outputs: dec(nil, ten(1, 1, 1, 9)).Inputs}}}
 	v.Decodes[0].Outputs = dec(nil, ten(1, 1, 1, 3)).Inputs
 	if i, what := runVector(plan.NewCPU(), &v); i != 1 || !strings.HasPrefix(what, "refuse field_range, want outputs") {

@@ -61,7 +61,7 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "waiops certify: --admissible takes one tensor index and one file")
 			return 2
 		}
-		r, err := certify.Admissible(roles[0].Graph, uint32(t), *profile)
+		r, err := certify.Admissible(roles[0].Graph, uint32(t), certify.Profile(*profile))
 		if err != nil {
 			return fail(err, stdout, stderr)
 		}

@@ -1,0 +1,315 @@
+package drivers
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/waiops/waiops/internal/spectest"
+	"github.com/waiops/waiops/refusal"
+	"github.com/waiops/waiops/tensor"
+	"github.com/waiops/waiops/whg1"
+)
+
+// Fuzz targets for the native readers (WHM1, WAM1, WMB1), the JSON source
+// forms (int_synth.json, the jpegai-int/1 members, the world/1 inputs) and
+// each §13 lowering end to end: lower, certify, load at acc64 and decode on
+// the CPU reference. Seeds are the §14.3 corpus's sets (corpusSets, which
+// writes vectors/certificates).
+
+// corpusFiles returns the files of every corpus set of lowering.
+func corpusFiles(lowering string) [][]File {
+	var out [][]File
+	for _, cs := range corpusSets() {
+		if cs.lowering == lowering {
+			out = append(out, cs.files)
+		}
+	}
+	return out
+}
+
+// FuzzWHM reads WHM1 and WAM1 networks (DECISIONS D). A refusal is
+// model_mismatch; a network that reads writes back to the same bytes.
+func FuzzWHM(f *testing.F) {
+	for _, l := range []string{WHM1, WAM1, World} {
+		for _, fs := range corpusFiles(l) {
+			for _, file := range fs {
+				f.Add(file.Data, l == WAM1)
+			}
+		}
+	}
+	f.Add([]byte("WHM1\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x03"), false)
+	f.Fuzz(func(t *testing.T, b []byte, oneD bool) {
+		n, err := ParseWHM(b, oneD)
+		if err != nil {
+			spectest.Refusal(t, err, refusal.ModelMismatch)
+			return
+		}
+		if c := EncodeWHM(n); !bytes.Equal(c, b) {
+			t.Fatalf("written back as\n%x\nfrom\n%x", c, b)
+		}
+	})
+}
+
+// FuzzWMB reads WMB1 bundles: model_mismatch, or the same bytes written
+// back.
+func FuzzWMB(f *testing.F) {
+	for _, fs := range corpusFiles(WMB1) {
+		f.Add(fs[0].Data)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		bd, err := ParseWMB(b)
+		if err != nil {
+			spectest.Refusal(t, err, refusal.ModelMismatch)
+			return
+		}
+		if c := EncodeWMB(bd); !bytes.Equal(c, b) {
+			t.Fatalf("written back as\n%x\nfrom\n%x", c, b)
+		}
+	})
+}
+
+// lowerEndToEnd lowers files, and checks what comes back: a refusal with
+// one of codes; or a set that lowers to the same bytes again, whose graphs
+// re-encode to their own bytes and, when the certificate meets acc64, load
+// through the certifier and decode on the CPU at a small size. It returns
+// the set when it lowered and met acc64.
+func lowerEndToEnd(t *testing.T, lowering string, files []File, codes ...refusal.Code) *Set {
+	t.Helper()
+	s, err := Lower(lowering, nil, files)
+	if err != nil {
+		spectest.Refusal(t, err, codes...)
+		if s != nil && s.Acc64 {
+			t.Fatalf("a set meeting acc64 came back refused: %v", err)
+		}
+		return nil
+	}
+	again, err := Lower(lowering, nil, files)
+	if err != nil || !bytes.Equal(again.Certificate, s.Certificate) || len(again.Roles) != len(s.Roles) {
+		t.Fatalf("a second lowering differs: %v", err)
+	}
+	for i, r := range s.Roles {
+		if !bytes.Equal(again.Roles[i].Bytes, r.Bytes) {
+			t.Fatalf("role %s lowers to other bytes the second time", r.Name)
+		}
+		g, err := whg1.Parse(r.Bytes)
+		if err != nil {
+			t.Fatalf("role %s does not parse: %v", r.Name, err)
+		}
+		if !bytes.Equal(whg1.Encode(g), r.Bytes) {
+			t.Fatalf("role %s re-encodes to other bytes", r.Name)
+		}
+		dec, g, _, err := CPU(r.Bytes)
+		if err != nil {
+			t.Fatalf("role %s of a set meeting acc64 does not load: %v", r.Name, err)
+		}
+		in, scalars := smallDecode(g)
+		shapes := make([]tensor.Shape, len(in))
+		for i, x := range in {
+			shapes[i] = x.Shape
+		}
+		if !cheap(g, shapes, scalars) {
+			continue
+		}
+		if _, err := whg1.NewSequence(g, dec).Decode(in, scalars); err != nil {
+			spectest.Refusal(t, err)
+		}
+	}
+	return s
+}
+
+// cheap says whether a decode of g on shapes is worth making in a fuzz
+// run: it plans, and forms at most 2^16 elements in all. A decode that does
+// not plan is cheap (it is refused before any operator runs).
+func cheap(g *whg1.Graph, shapes []tensor.Shape, scalars []int64) bool {
+	p, err := g.PlanRun(shapes, scalars)
+	if err != nil {
+		return true
+	}
+	n := 0
+	for _, s := range p.Shapes {
+		if n += s.Elems(); n > 1<<16 {
+			return false
+		}
+	}
+	return true
+}
+
+// smallDecode gives each data input a small shape (its declared one when
+// it declares one, 2 × 2 otherwise, capped at 4096 elements) filled with its
+// range's low end, and each scalar its range's low end.
+func smallDecode(g *whg1.Graph) ([]*tensor.T, []int64) {
+	var in []*tensor.T
+	for _, r := range g.Inputs {
+		if r.Kind != whg1.DataInput {
+			continue
+		}
+		rec := g.Tensors[r.Tensor]
+		h, w := uint64(max(r.MaxH, 1)), uint64(max(r.MaxW, 1))
+		if r.MaxH == 0 {
+			h, w = 2, 2
+		}
+		for uint64(rec.Channels)*h*w > 4096 && (h > 1 || w > 1) {
+			h, w = max(h/2, 1), max(w/2, 1)
+		}
+		s := tensor.Shape{C: int(rec.Channels), H: int(h), W: int(w)}
+		if s.Elems() > 4096 {
+			s = tensor.Shape{C: 1, H: 1, W: 1} // refused at run step 1
+		}
+		x := tensor.New(s)
+		for i := range x.Data {
+			x.Data[i] = rec.Lo
+		}
+		in = append(in, x)
+	}
+	scalars := make([]int64, len(g.Scalars))
+	for i, s := range g.Scalars {
+		scalars[i] = s.Lo
+	}
+	return in, scalars
+}
+
+// FuzzLowerIntSynth: int_synth/1 (§13.1) end to end, then a decode of a
+// fuzzed payload through DecodeSynth. Every refusal is payload_malformed
+// (§4).
+func FuzzLowerIntSynth(f *testing.F) {
+	for _, fs := range corpusFiles(IntSynth) {
+		f.Add(fs[0].Data, SynthPayloadBytes(2, 2, 2, 1, []int8{-128, 127}))
+	}
+	f.Fuzz(func(t *testing.T, set, payload []byte) {
+		if lowerEndToEnd(t, IntSynth, []File{{"int_synth.json", set}}, refusal.PayloadMalformed) == nil {
+			return
+		}
+		p, err := ParseSynthPayload(payload)
+		if err != nil {
+			spectest.Refusal(t, err, refusal.PayloadMalformed)
+			return
+		}
+		s, _ := Lower(IntSynth, nil, []File{{"int_synth.json", set}})
+		if g, err := whg1.Parse(s.Graph("synth")); err != nil || !cheap(g, []tensor.Shape{p.Latents.Shape}, nil) {
+			return
+		}
+		if _, _, err := DecodeSynth(CPU, set, payload); err != nil {
+			spectest.Refusal(t, err, refusal.PayloadMalformed)
+		}
+	})
+}
+
+// FuzzLowerWHM1: whm1/1 (§13.2), g_s alone or h_s and g_s.
+func FuzzLowerWHM1(f *testing.F) {
+	for _, fs := range corpusFiles(WHM1) {
+		if len(fs) == 1 {
+			f.Add([]byte(nil), fs[0].Data, false)
+		} else {
+			f.Add(fs[0].Data, fs[1].Data, true)
+		}
+	}
+	f.Fuzz(func(t *testing.T, hs, gs []byte, two bool) {
+		files := []File{{"g_s.whm", gs}}
+		if two {
+			files = []File{{"h_s.whm", hs}, {"g_s.whm", gs}}
+		}
+		lowerEndToEnd(t, WHM1, files)
+	})
+}
+
+// FuzzLowerWAM1: wam1/1 (§13.3).
+func FuzzLowerWAM1(f *testing.F) {
+	for _, fs := range corpusFiles(WAM1) {
+		f.Add(fs[0].Data)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) { lowerEndToEnd(t, WAM1, []File{{"model.wam", b}}) })
+}
+
+// FuzzLowerWMB1: wmb1/1 (§13.4).
+func FuzzLowerWMB1(f *testing.F) {
+	for _, fs := range corpusFiles(WMB1) {
+		f.Add(fs[0].Data)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) { lowerEndToEnd(t, WMB1, []File{{"model.wmb", b}}) })
+}
+
+// FuzzLowerWorld: world/1 (§13.5) end to end, then a render of fuzzed z_0
+// and rows through the reference renderer, whose refusals carry codes.
+func FuzzLowerWorld(f *testing.F) {
+	for _, fs := range corpusFiles(World) {
+		f.Add(fs[0].Data, fs[1].Data, []byte(`{"data":["0","1","2","3","4","5","6","7"],"shape":["2","2","2"]}`), []byte(`[["1","-1","0"]]`))
+	}
+	f.Fuzz(func(t *testing.T, tb, gs, z0, rows []byte) {
+		if lowerEndToEnd(t, World, []File{{"T.whm", tb}, {"g_s.whm", gs}}) == nil {
+			return
+		}
+		z, err := ParseLatent(z0)
+		if err != nil {
+			spectest.Refusal(t, err, refusal.GeometryMismatch, refusal.FieldRange, refusal.TooLarge)
+			return
+		}
+		rs, err := ParseRows(rows)
+		if err != nil {
+			spectest.Refusal(t, err, refusal.ModelMismatch, refusal.FieldRange)
+			return
+		}
+		s, _ := Lower(World, nil, []File{{"T.whm", tb}, {"g_s.whm", gs}})
+		g, err := whg1.Parse(s.Graph("g_s"))
+		if err != nil || len(rs) > 4 || !cheap(g, []tensor.Shape{z.Shape}, nil) {
+			return
+		}
+		if _, _, err := RenderWorld(CPU, tb, gs, z, rs); err != nil {
+			spectest.Refusal(t, err)
+		}
+	})
+}
+
+// FuzzLowerJPEGAI: jpegai-int/1 (§13.6.1) end to end: the two weight files
+// and norm.json.
+func FuzzLowerJPEGAI(f *testing.F) {
+	for _, fs := range corpusFiles(JPEGAI) {
+		f.Add(fs[0].Data, fs[1].Data, fs[2].Data)
+	}
+	f.Fuzz(func(t *testing.T, hsY, hsUV, norm []byte) {
+		lowerEndToEnd(t, JPEGAI, []File{{"hs_y.json", hsY}, {"hs_uv.json", hsUV}, {"norm.json", norm}}, refusal.ModelMismatch)
+	})
+}
+
+// FuzzJPEGAIInputs runs the scale path and both entropy decodes (§13.6.1)
+// of the corpus bundle on fuzzed segments and GRFS flags: a refusal is
+// model_mismatch (a flag list) or stream_exhausted (E8); a decode gives
+// every plane's tensors.
+func FuzzJPEGAIInputs(f *testing.F) {
+	fs := corpusFiles(JPEGAI)[0]
+	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 1}, []byte{0, 0, 0, 0, 0, 0, 0, 1}, []byte{0, 0, 0, 0, 0, 0, 0, 1}, []byte(`{"uv":[],"y":[]}`))
+	f.Fuzz(func(t *testing.T, soz, sorp, sors, grfs []byte) {
+		y, uv, err := ParseGRFS(grfs)
+		if err != nil {
+			spectest.Refusal(t, err, refusal.ModelMismatch)
+			y, uv = make([]bool, czY), make([]bool, czUV)
+		}
+		seg := ScaleSegments{SOZ: soz, SORP: sorp, SORS: sors, GRFSY: y, GRFSUV: uv}
+		py, puv, _, err := DecodeScale(CPU, fs[0].Data, fs[1].Data, fs[2].Data, seg)
+		if err != nil {
+			spectest.Refusal(t, err, refusal.ModelMismatch, "stream_exhausted")
+			return
+		}
+		if py == nil || puv == nil || py.YQ == nil || puv.YQ == nil {
+			t.Fatal("a decode without its planes")
+		}
+	})
+}
+
+// FuzzNorm reads norm.json alone (§13.6.1's load checks): model_mismatch.
+func FuzzNorm(f *testing.F) {
+	for _, fs := range corpusFiles(JPEGAI) {
+		f.Add(fs[2].Data)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		n, err := ParseNorm(b)
+		if err != nil {
+			spectest.Refusal(t, err, refusal.ModelMismatch)
+			return
+		}
+		// What reads writes a file that reads to the same tables.
+		m, err := ParseNorm(EncodeNorm(n))
+		if err != nil || len(m.PMF) != len(n.PMF) || len(m.Bounds) != len(n.Bounds) {
+			t.Fatalf("the written norm.json does not read back: %v", err)
+		}
+	})
+}

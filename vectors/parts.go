@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/waiops/waiops/carriage/corpus"
 	"github.com/waiops/waiops/drivers"
 	"github.com/waiops/waiops/prior"
 	"github.com/waiops/waiops/stage"
@@ -36,6 +37,8 @@ var Parts = []Part{
 	{"prior", []string{"prior"}, under("prior", prior.CorpusFiles)},
 	// The §14.3 certificates and lowered graphs (package drivers).
 	{"certificates", []string{"certificates"}, under("certificates", drivers.CorpusFiles)},
+	// The prior-carriage corpus of §17 to §19 (package carriage/corpus).
+	{"carriage", []string{"carriage"}, under("carriage", corpus.Files)},
 }
 
 // under places a generator's files, named relative to dir, under dir.

@@ -10,7 +10,8 @@ import (
 
 // BenchmarkConv3x3_64x64_128 is issue 2's speed figure: conv 3×3, 64 → 64
 // channels, 128×128, padding 1, i8-range inputs and weights (the lanes
-// path), reported in multiply-accumulates per second.
+// path, whose rows go to cpuref/dot where simd is on), reported in
+// multiply-accumulates per second.
 func BenchmarkConv3x3_64x64_128(b *testing.B) { benchConv(b, 8, pathLanes) }
 
 // BenchmarkConv3x3_64x64_128_i16 is the same convolution with i16-range

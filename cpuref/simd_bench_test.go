@@ -1,0 +1,79 @@
+package cpuref
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"strconv"
+	"testing"
+
+	"github.com/waiops/waiops/cpuref/dot"
+	"github.com/waiops/waiops/tensor"
+	"github.com/waiops/waiops/whg1"
+)
+
+// simdCase is one convolution of BenchmarkSIMD: run computes it once, and
+// macs is its multiply-accumulates (for conv_transpose, the cin·cout·k²·H·W
+// products of the scatter form).
+type simdCase struct {
+	name string
+	macs int
+	run  func() error
+}
+
+func simdCases() []simdCase {
+	r := rand.New(rand.NewPCG(71, 72))
+	conv := func(name string, cin, cout, k, groups, n int) simdCase {
+		p := &whg1.Conv{Cout: uint32(cout), KH: uint32(k), KW: uint32(k), SH: 1, SW: 1,
+			PH: uint32(k / 2), PW: uint32(k / 2), Groups: uint32(groups),
+			RQ: whg1.RQ{SKind: 1, Shift: []uint8{8}}, W: benchI8(r, cout*cin/groups*k*k)}
+		x := benchInput(r, cin, n)
+		out := tensor.New(tensor.Shape{C: cout, H: n, W: n})
+		kern := newConv(p, cin)
+		return simdCase{name, cout * cin / groups * k * k * n * n, func() error { return kern.run(x, out) }}
+	}
+	const c, n = 64, 64
+	pt := &whg1.ConvT{Cout: c, KH: 3, KW: 3, SH: 2, SW: 2, PH: 1, PW: 1, OPH: 1, OPW: 1,
+		RQ: whg1.RQ{SKind: 1, Shift: []uint8{8}}, W: benchI8(r, c*c*9)}
+	xt := benchInput(r, c, n)
+	outT := tensor.New(tensor.Shape{C: c, H: 2 * n, W: 2 * n})
+	kt := newConvT(pt, c)
+	return []simdCase{
+		conv("conv3x3_64x64_128", 64, 64, 3, 1, 128),
+		conv("conv3x3_64x64_256", 64, 64, 3, 1, 256),
+		conv("conv1x1_128x128_128", 128, 128, 1, 1, 128),
+		conv("dwconv3x3_64_128", 64, 64, 3, 64, 128),
+		{"convT3x3s2_64x64_64", c * c * 9 * n * n, func() error { return kt.run(xt, outT) }},
+	}
+}
+
+// BenchmarkSIMD runs issue 16's convolutions, i8 weights and inputs, on
+// today's exact path without the dot kernels ("old": the i32 lanes path)
+// and on cpuref/dot's selected kernel ("dot"), at 1 goroutine and at
+// GOMAXPROCS, side by side in one run, in multiply-accumulates per second.
+// dot.BenchmarkPeak is the machine's figure to read them against.
+func BenchmarkSIMD(b *testing.B) {
+	saved, procs := simd, runtime.GOMAXPROCS(0)
+	defer func() { simd = saved; runtime.GOMAXPROCS(procs) }()
+	threads := []int{1}
+	if procs > 1 {
+		threads = append(threads, procs)
+	}
+	for _, c := range simdCases() {
+		for _, th := range threads {
+			for _, on := range []bool{false, true} {
+				name := map[bool]string{false: "old", true: "dot_" + dot.Selected()}[on]
+				b.Run(c.name+"/threads="+strconv.Itoa(th)+"/"+name, func(b *testing.B) {
+					simd = on
+					runtime.GOMAXPROCS(th)
+					defer runtime.GOMAXPROCS(procs)
+					for b.Loop() {
+						if err := c.run(); err != nil {
+							b.Fatal(err)
+						}
+					}
+					report(b, c.macs, "MAC/s")
+				})
+			}
+		}
+	}
+}

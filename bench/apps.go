@@ -32,8 +32,9 @@ func framesOf(fs []drivers.Frame) []*tensor.T {
 // Apps times the decoders users run (issue 10): an int_synth decode of a
 // 4-layer set at 256×256 output, lowering and certificate included as a
 // sink without a cache makes it, and a world/1 render of 32 frames, on
-// every fabric, in frames per second.
-func Apps(fabrics []plan.Fabric, opt Options) []Figure {
+// every fabric, in frames per second. want picks which of "int_synth" and
+// "world" run (Sweep.Wants).
+func Apps(fabrics []plan.Fabric, opt Options, want func(op string) bool) []Figure {
 	set, payload := drivers.SampleSynth()
 	tNet, gsNet := drivers.SampleWorld()
 	z0 := tensor.New(tensor.Shape{C: 2, H: 64, W: 64})
@@ -45,18 +46,22 @@ func Apps(fabrics []plan.Fabric, opt Options) []Figure {
 	var firstSynth, firstWorld []*tensor.T
 	for j, f := range fabrics {
 		load := loaderOf(f)
-		fig := Figure{Case: "int_synth_256", Op: "int_synth", Size: 256, Fabric: f.Name(), Unit: "frame", Work: 1}
-		fig, outs := timeRuns(fig, opt, func() ([]*tensor.T, error) {
-			fr, _, err := drivers.DecodeSynth(load, set, payload)
-			return framesOf([]drivers.Frame{fr}), err
-		})
-		figs = append(figs, compareFirst(fig, outs, j == 0, &firstSynth))
-		fig = Figure{Case: "world_32x64", Op: "world", Size: 64, Fabric: f.Name(), Unit: "frame", Work: 32}
-		fig, outs = timeRuns(fig, opt, func() ([]*tensor.T, error) {
-			frs, _, err := drivers.RenderWorld(load, tNet, gsNet, z0, rows)
-			return framesOf(frs), err
-		})
-		figs = append(figs, compareFirst(fig, outs, j == 0, &firstWorld))
+		if want("int_synth") {
+			fig := Figure{Case: "int_synth_256", Op: "int_synth", Size: 256, Fabric: f.Name(), Unit: "frame", Work: 1}
+			fig, outs := timeRuns(fig, opt, func() ([]*tensor.T, error) {
+				fr, _, err := drivers.DecodeSynth(load, set, payload)
+				return framesOf([]drivers.Frame{fr}), err
+			})
+			figs = append(figs, compareFirst(fig, outs, j == 0, &firstSynth))
+		}
+		if want("world") {
+			fig := Figure{Case: "world_32x64", Op: "world", Size: 64, Fabric: f.Name(), Unit: "frame", Work: 32}
+			fig, outs := timeRuns(fig, opt, func() ([]*tensor.T, error) {
+				frs, _, err := drivers.RenderWorld(load, tNet, gsNet, z0, rows)
+				return framesOf(frs), err
+			})
+			figs = append(figs, compareFirst(fig, outs, j == 0, &firstWorld))
+		}
 	}
 	return figs
 }

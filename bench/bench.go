@@ -15,6 +15,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/waiops/waiops/gpu"
 	"github.com/waiops/waiops/plan"
 	"github.com/waiops/waiops/tensor"
 )
@@ -25,6 +26,10 @@ type Options struct {
 	// Budget caps the timed runs of one figure: past it the figure keeps
 	// the runs made so far (at least one).
 	Budget time.Duration
+	// Split adds, on the GL fabric, one decode with its time split by kind
+	// of GL call (gpu.Program.DecodeSplit) after the timed ones, which it
+	// leaves as they are.
+	Split bool
 }
 
 // Figure is one case on one fabric.
@@ -42,8 +47,13 @@ type Figure struct {
 	Throughput float64 `json:"per_second"` // Work per second at the median
 	// EqualToFirst is whether this fabric's outputs equal the first
 	// fabric's, bit for bit (always true for the first).
-	EqualToFirst bool   `json:"equal_to_first"`
-	Err          string `json:"error,omitempty"`
+	EqualToFirst bool `json:"equal_to_first"`
+	// OutputsSHA256 is outputsSHA256 of the last timed decode's outputs.
+	OutputsSHA256 string `json:"outputs_sha256,omitempty"`
+	// Split is one more decode's time split (Options.Split, GL fabric only).
+	Split    *gpu.Split `json:"gpu_split,omitempty"`
+	SplitErr string     `json:"gpu_split_error,omitempty"`
+	Err      string     `json:"error,omitempty"`
 }
 
 // Run measures every case on every fabric. progress, when not nil, gets a
@@ -75,7 +85,21 @@ func measure(f plan.Fabric, c *Case, opt Options) (Figure, []*tensor.T) {
 		fig.Err = err.Error()
 		return fig, nil
 	}
-	return timeRuns(fig, opt, func() ([]*tensor.T, error) { return dec.Decode(c.Input, nil) })
+	fig, outs := timeRuns(fig, opt, func() ([]*tensor.T, error) { return dec.Decode(c.Input, nil) })
+	if sd, ok := dec.(splitDecoder); ok && opt.Split && fig.Err == "" {
+		if _, s, err := sd.DecodeSplit(c.Input, nil); err == nil {
+			fig.Split = &s
+		} else {
+			fig.SplitErr = err.Error()
+		}
+	}
+	return fig, outs
+}
+
+// splitDecoder is a decoder that can split a decode's time (the GL
+// fabric's Program).
+type splitDecoder interface {
+	DecodeSplit(inputs []*tensor.T, scalars []int64) ([]*tensor.T, gpu.Split, error)
 }
 
 // timeRuns makes opt.Warmup untimed calls of run, then up to opt.Runs timed
@@ -106,6 +130,7 @@ func timeRuns(fig Figure, opt Options, run func() ([]*tensor.T, error)) (Figure,
 	fig.MedianNS = stat.Quantile(0.5, stat.Empirical, ns, nil)
 	fig.MinNS, fig.MaxNS = ns[0], ns[len(ns)-1]
 	fig.Throughput = float64(fig.Work) / (fig.MedianNS / 1e9)
+	fig.OutputsSHA256 = outputsSHA256(outs)
 	return fig, outs
 }
 

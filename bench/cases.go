@@ -134,54 +134,102 @@ func (b *builder) addInput() uint32 {
 
 // Cases returns the operator sweeps and the whole-graph benchmark. quick
 // keeps every size small enough for a 2-core machine to finish in seconds.
-func Cases(quick bool) []*Case {
-	sides := []int{16, 32, 64, 128}
-	synth := []int{4, 8, 16} // input sides: 16 → 256 at the largest
-	if quick {
-		sides = []int{16, 32}
-		synth = []int{4}
-	}
+func Cases(quick bool) []*Case { return DefaultSweep(quick).Cases() }
+
+// Cases builds the sweep's cases, family by family in DefaultOps' order
+// and side by side, each from its own seed so that a family's data do not
+// depend on which others run. A case whose input or output would pass
+// §3's 2^26 elements per tensor is left out (conv_transpose doubles each
+// side, the synthesis network multiplies it by 16).
+func (s Sweep) Cases() []*Case {
 	var cs []*Case
-	for _, s := range sides {
-		r := rnd(uint64(s))
-		cs = append(cs,
-			convCase("conv1x1", r, 64, 64, 1, 1, s),
-			convCase("conv3x3", r, 64, 64, 3, 1, s),
-			convCase("dwconv3x3", r, 64, 64, 3, 64, s))
-		b := newBuilder(64, s, s)
-		t := b.op(whg1.OpConvTranspose, convTParams(r, 64, 64), 64, false, 0)
-		cs = append(cs, &Case{Op: "convT3x3s2", Size: s, Graph: b.bytes(t),
-			Input: []*tensor.T{input(r, 64, s, s)}, Work: int64(64*64*9) * int64(s*s), Unit: "MAC"})
-		cs = append(cs,
-			elemCase("igdn", s, 64, 1, func(b *builder) uint32 {
-				return b.op(whg1.OpIGDN, igdnParams(rnd(1), 64), 64, false, 0)
-			}),
-			elemCase("rescale", s, 64, 1, func(b *builder) uint32 {
-				return b.op(whg1.OpRescale, &whg1.Rescale{RQ: whg1.RQ{Round: whg1.HalfEven, MKind: 1, MBytes: 4, Mult: []int64{181}, SKind: 1, Shift: []uint8{8}}}, 64, false, 0)
-			}),
-			elemCase("mul", s, 64, 2, func(b *builder) uint32 {
-				return b.op(whg1.OpMul, &whg1.Rescale{RQ: shiftRQ(7)}, 64, false, 0, b.addInput())
-			}),
-			elemCase("add", s, 64, 2, func(b *builder) uint32 {
-				return b.op(whg1.OpAdd, nil, 64, true, 0, b.addInput())
-			}),
-			elemCase("lut16", s, 64, 1, func(b *builder) uint32 {
-				tab := make([]int16, 65536)
-				for i := 1; i < len(tab); i++ { // §5.6: T[0] = 0
-					tab[i] = int16((i - 32768) / 3)
-				}
-				return b.op(whg1.OpLut16, &whg1.Lut16{EIn: whg1.NoExponent, EOut: whg1.NoExponent, T: tab}, 64, true, 0)
-			}),
-			elemCase("gram_apply", s, 64, 1, func(b *builder) uint32 {
-				c := &whg1.Contraction{Groups: 8, RQ: shiftRQ(12)}
-				a := b.op(whg1.OpGram, c, 64, false, 0, 0)
-				return b.op(whg1.OpApply, c, 64, false, a, 0)
-			}))
+	for _, side := range s.Sides {
+		for i, op := range opFamilies {
+			if !s.Wants(op.name) || !op.fits(side) {
+				continue
+			}
+			cs = append(cs, op.build(rnd(uint64(side)<<8|uint64(i)), side))
+		}
 	}
-	for _, s := range synth {
-		cs = append(cs, synthCase(s))
+	if s.Wants("graph_synth4") {
+		for _, side := range s.SynthSides {
+			if synthFits(side) {
+				cs = append(cs, synthCase(side))
+			}
+		}
 	}
 	return cs
+}
+
+// maxElems is §3's cap on every tensor's elements.
+const maxElems = 1 << 26
+
+// opFamily is one operator family of the side sweep: how to build its
+// case at a side, and the side of its output plane.
+type opFamily struct {
+	name  string
+	build func(r *rand.Rand, side int) *Case
+	// outSide is the output plane's side for an input side.
+	outSide func(side int) int
+}
+
+func same(side int) int { return side }
+
+// fits reports whether the family's output plane of 64 channels at an
+// input side keeps to §3's 2^26 elements (the input is never larger).
+func (f opFamily) fits(side int) bool { return 64*f.outSide(side)*f.outSide(side) <= maxElems }
+
+// synthFits is fits for the synthesis network, whose output side is 16
+// times its input's.
+func synthFits(side int) bool { return 64*(16*side)*(16*side) <= maxElems }
+
+var opFamilies = []opFamily{
+	{"conv1x1", func(r *rand.Rand, s int) *Case { return convCase("conv1x1", r, 64, 64, 1, 1, s) }, same},
+	{"conv3x3", func(r *rand.Rand, s int) *Case { return convCase("conv3x3", r, 64, 64, 3, 1, s) }, same},
+	{"conv3x3_raw", func(r *rand.Rand, s int) *Case { return newPeerConv(s, 0).benchCase() }, same},
+	{"dwconv3x3", func(r *rand.Rand, s int) *Case { return convCase("dwconv3x3", r, 64, 64, 3, 64, s) }, same},
+	{"convT3x3s2", func(r *rand.Rand, s int) *Case {
+		b := newBuilder(64, s, s)
+		t := b.op(whg1.OpConvTranspose, convTParams(r, 64, 64), 64, false, 0)
+		return &Case{Op: "convT3x3s2", Size: s, Graph: b.bytes(t),
+			Input: []*tensor.T{input(r, 64, s, s)}, Work: int64(64*64*9) * int64(s*s), Unit: "MAC"}
+	}, func(s int) int { return 2 * s }},
+	{"igdn", func(_ *rand.Rand, s int) *Case {
+		return elemCase("igdn", s, 64, 1, func(b *builder) uint32 {
+			return b.op(whg1.OpIGDN, igdnParams(rnd(1), 64), 64, false, 0)
+		})
+	}, same},
+	{"rescale", func(_ *rand.Rand, s int) *Case {
+		return elemCase("rescale", s, 64, 1, func(b *builder) uint32 {
+			return b.op(whg1.OpRescale, &whg1.Rescale{RQ: whg1.RQ{Round: whg1.HalfEven, MKind: 1, MBytes: 4, Mult: []int64{181}, SKind: 1, Shift: []uint8{8}}}, 64, false, 0)
+		})
+	}, same},
+	{"mul", func(_ *rand.Rand, s int) *Case {
+		return elemCase("mul", s, 64, 2, func(b *builder) uint32 {
+			return b.op(whg1.OpMul, &whg1.Rescale{RQ: shiftRQ(7)}, 64, false, 0, b.addInput())
+		})
+	}, same},
+	{"add", func(_ *rand.Rand, s int) *Case {
+		return elemCase("add", s, 64, 2, func(b *builder) uint32 {
+			return b.op(whg1.OpAdd, nil, 64, true, 0, b.addInput())
+		})
+	}, same},
+	{"lut16", func(_ *rand.Rand, s int) *Case {
+		return elemCase("lut16", s, 64, 1, func(b *builder) uint32 {
+			tab := make([]int16, 65536)
+			for i := 1; i < len(tab); i++ { // §5.6: T[0] = 0
+				tab[i] = int16((i - 32768) / 3)
+			}
+			return b.op(whg1.OpLut16, &whg1.Lut16{EIn: whg1.NoExponent, EOut: whg1.NoExponent, T: tab}, 64, true, 0)
+		})
+	}, same},
+	{"gram_apply", func(_ *rand.Rand, s int) *Case {
+		return elemCase("gram_apply", s, 64, 1, func(b *builder) uint32 {
+			c := &whg1.Contraction{Groups: 8, RQ: shiftRQ(12)}
+			a := b.op(whg1.OpGram, c, 64, false, 0, 0)
+			return b.op(whg1.OpApply, c, 64, false, a, 0)
+		})
+	}, same},
 }
 
 // synthCase is a 4-layer synthesis network, conv_transpose (3×3, stride 2)

@@ -54,6 +54,12 @@ func (p *peerConv) graph() []byte {
 	return b.bytes(t)
 }
 
+// benchCase is the peer conv as a case of our own sweep ("conv3x3_raw").
+func (p *peerConv) benchCase() *Case {
+	return &Case{Op: "conv3x3_raw", Size: p.side, Graph: p.graph(),
+		Input: []*tensor.T{{Shape: tensor.Shape{C: p.cin, H: p.side, W: p.side}, Data: p.x}}, Work: p.work(), Unit: "MAC"}
+}
+
 // file is the input both peers read: six int32 then the int8 data.
 func (p *peerConv) file() []byte {
 	var buf bytes.Buffer
@@ -74,9 +80,7 @@ func (p *peerConv) file() []byte {
 func RunPeers(names []string, peersDir string, side, runs int) []Peer {
 	p := newPeerConv(side, runs)
 	cpu := plan.NewCPU()
-	c := &Case{Op: "conv3x3_raw", Size: side, Graph: p.graph(),
-		Input: []*tensor.T{{Shape: tensor.Shape{C: p.cin, H: side, W: side}, Data: p.x}}, Work: p.work(), Unit: "MAC"}
-	ours, outs := measure(cpu, c, Options{Runs: runs, Warmup: 1, Budget: 1 << 62})
+	ours, outs := measure(cpu, p.benchCase(), Options{Runs: runs, Warmup: 1, Budget: 1 << 62})
 	var res []Peer
 	tmp, err := os.MkdirTemp("", "waiops-peers")
 	if err != nil {

@@ -13,6 +13,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/waiops/waiops/gpu"
 )
 
 // Report is everything one `waiops bench` run measured.
@@ -78,10 +80,11 @@ func (r *Report) markdown() string {
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %v |\n", f.Case, f.Fabric, f.Runs,
 			dur(f.MedianNS), dur(f.MinNS), dur(f.MaxNS), rate(f.Throughput, f.Unit), f.EqualToFirst)
 	}
+	r.splitTable(&b)
 	if len(r.Ratios) > 0 {
 		b.WriteString("\n## GPU / CPU (same run)\n\n| case | ratio |\n|---|---|\n")
 		for _, x := range r.Ratios {
-			fmt.Fprintf(&b, "| %s | %.2f |\n", x.Case, x.Ratio)
+			fmt.Fprintf(&b, "| %s | %.3g |\n", x.Case, x.Ratio)
 		}
 	}
 	b.WriteString("\n## Cost against work (least squares over the size sweep)\n\n| op | fabric | ns per unit | intercept | R² |\n|---|---|---|---|---|\n")
@@ -172,4 +175,58 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(ks)
 	return ks
+}
+
+// splitTable is the GL fabric's time split (Options.Split), one row per
+// figure that has one: where one decode's time went, and the throughput
+// the device time alone would give.
+func (r *Report) splitTable(b *strings.Builder) {
+	head := false
+	for _, f := range r.Figures {
+		s := f.Split
+		if s == nil {
+			if f.SplitErr != "" {
+				fmt.Fprintf(b, "\n- %s on %s: no split (%s)\n", f.Case, f.Fabric, f.SplitErr)
+			}
+			continue
+		}
+		if !head {
+			b.WriteString("\n## GL time split (one more decode per figure, timer queries)\n\n" +
+				"upload, alloc, dispatch, wait and readback are the host's time in those GL calls; " +
+				"kernel is the device's time for the dispatches (GL_TIME_ELAPSED); " +
+				"host is the rest (input policy, conversions, Go). " +
+				"Where kernel reads about 1 ns a dispatch, the implementation ran the work inside the dispatch call " +
+				"(llvmpipe does) and dispatch holds it; no kernel-only throughput is given then.\n\n" +
+				"| case | total | upload | alloc | dispatch (n) | kernel | wait | readback | host | kernel-only throughput | top shader |\n" +
+				"|---|---|---|---|---|---|---|---|---|---|---|\n")
+			head = true
+		}
+		kt := "–"
+		if s.KernelNS >= minKernelNS*int64(s.Dispatches) {
+			kt = rate(float64(f.Work)/(float64(s.KernelNS)/1e9), f.Unit)
+		}
+		top := "–"
+		if i := topShader(s.Shaders); i >= 0 {
+			top = fmt.Sprintf("%s ×%d, %s", s.Shaders[i].Shader, s.Shaders[i].Dispatches, dur(float64(s.Shaders[i].KernelNS)))
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s (%d) | %s | %s | %s | %s | %s | %s |\n", f.Case,
+			dur(float64(s.TotalNS)), dur(float64(s.UploadNS)), dur(float64(s.AllocNS)), dur(float64(s.DispatchNS)), s.Dispatches,
+			dur(float64(s.KernelNS)), dur(float64(s.WaitNS)), dur(float64(s.ReadbackNS)), dur(float64(s.HostNS())), kt, top)
+	}
+}
+
+// minKernelNS is the device time per dispatch under which a split's kernel
+// time is taken as not measured (llvmpipe reports 1 ns).
+const minKernelNS = 1000
+
+// topShader is the index of the shader with the most device time, -1 for
+// none.
+func topShader(ss []gpu.ShaderTime) int {
+	best := -1
+	for i, s := range ss {
+		if best < 0 || s.KernelNS > ss[best].KernelNS {
+			best = i
+		}
+	}
+	return best
 }

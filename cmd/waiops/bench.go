@@ -16,7 +16,9 @@ func init() {
 }
 
 // benchCmd is `waiops bench [--quick] [--fabric auto|cpu|gpu] [--out DIR]
-// [--peers c,ort]` (issue 8).
+// [--peers c,ort]` (issue 8), with the sweep's sizes and families, the
+// runs, the GL time split and the torch peer's data chosen by flag (issue
+// 17).
 func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("bench", stderr)
 	quick := fs.Bool("quick", false, "small sizes and few runs (under a minute on 2 cores)")
@@ -24,6 +26,14 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "bench-report", "directory for bench.json, bench.md and the plots")
 	peers := fs.String("peers", "", "comma-separated peers to run beside ours: c, ort")
 	peersDir := fs.String("peers-dir", "bench/peers", "directory holding conv.c, ort_conv.js and node_modules")
+	sides := fs.String("sizes", "", "comma-separated input sides of the operator sweep (default 16,32,64,128; quick 16,32)")
+	synthSides := fs.String("synth-sizes", "", "comma-separated input sides of the synthesis network, output 16× (default 4,8,16; quick 4)")
+	ops := fs.String("ops", "", "comma-separated families to run (default all but conv3x3_raw): "+strings.Join(bench.KnownOps(), ","))
+	runs := fs.Int("runs", 0, "timed runs per figure (default 9; quick 3)")
+	warmup := fs.Int("warmup", -1, "untimed runs before them (default 2; quick 1)")
+	budget := fs.Duration("budget", 0, "time after which a figure stops taking runs (default 5s; quick 1s)")
+	split := fs.Bool("split", false, "one more decode per GL figure, its time split by GL timer queries")
+	peerData := fs.String("peer-data", "", "write each conv3x3_raw case's data here for scripts/torch_peer.py")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
@@ -31,6 +41,24 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 0 {
 		fmt.Fprintln(stderr, "usage: waiops bench [--quick] [--fabric auto|cpu|gpu] [--out DIR] [--peers c,ort]")
 		return 2
+	}
+	sweep := bench.DefaultSweep(*quick)
+	for _, v := range []struct {
+		flag string
+		dst  *[]int
+	}{{*sides, &sweep.Sides}, {*synthSides, &sweep.SynthSides}} {
+		if v.flag != "" {
+			if *v.dst, err = bench.ParseSides(v.flag); err != nil {
+				fmt.Fprintln(stderr, "waiops bench:", err)
+				return 2
+			}
+		}
+	}
+	if *ops != "" {
+		if sweep.Ops, err = bench.ParseOps(*ops); err != nil {
+			fmt.Fprintln(stderr, "waiops bench:", err)
+			return 2
+		}
 	}
 	fabrics, notes, err := plan.Fabrics(*fabric)
 	if err != nil {
@@ -45,6 +73,22 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		opt = bench.Options{Runs: 3, Warmup: 1, Budget: time.Second}
 		peerSide = 32
 	}
+	if *runs > 0 {
+		opt.Runs = *runs
+	}
+	if *warmup >= 0 {
+		opt.Warmup = *warmup
+	}
+	if *budget > 0 {
+		opt.Budget = *budget
+	}
+	opt.Split = *split
+	cases := sweep.Cases()
+	if *peerData != "" {
+		if err := bench.WritePeerData(*peerData, cases, opt.Runs); err != nil {
+			return fail(err, stdout, stderr)
+		}
+	}
 	r := &bench.Report{Machine: bench.Machine(), Fabrics: map[string]map[string]string{}, Notes: notes}
 	for _, f := range fabrics {
 		r.Fabrics[f.Name()] = f.Identity()
@@ -53,8 +97,8 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 		progress = stderr
 	}
-	r.Figures = bench.Run(fabrics, bench.Cases(*quick), opt, progress)
-	r.Figures = append(r.Figures, bench.Apps(fabrics, opt)...)
+	r.Figures = bench.Run(fabrics, cases, opt, progress)
+	r.Figures = append(r.Figures, bench.Apps(fabrics, opt, sweep.Wants)...)
 	r.Ratios = bench.Ratios(r.Figures)
 	r.Slopes = bench.Slopes(r.Figures)
 	if *peers != "" {

@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""PyTorch peer of waiops' conv (issue 17): the same 3x3 64->64 conv on the
+same int8 data, through cuDNN in fp32, TF32 and fp16, timed with CUDA events,
+set beside our figures as time ratios.
+
+Inputs: the files `waiops bench --ops conv3x3_raw --peer-data DIR` writes
+(DIR/conv3x3_raw_<side>.bin: six little-endian int32, cin cout h w k runs,
+then the int8 input, C x H x W, then the int8 weights, Cout x Cin x k x k),
+and one or more bench.json files holding our conv3x3_raw_<side> figures.
+
+For each file and each variant it reports the kernel time (CUDA events
+around conv2d alone, data resident, cudnn.benchmark on), an end-to-end time
+(int8 host data to the device, conv, int32 result back to the host: what
+one waiops decode does), and how far the result is from the exact integer
+sums, which it computes in fp64 on the device (exact: every sum is under
+2^53). The SHA-256 of those exact sums, as little-endian int64, is the hash
+waiops puts in each figure's outputs_sha256, so equal hashes say our GPU
+outputs are the exact sums.
+
+Without torch or CUDA it writes a report that says the peer was skipped,
+and exits 0. Timing is floating point by nature; nothing here is an
+integer path of the spec.
+
+usage: torch_peer.py --data DIR --out DIR [--bench FILE]... [--runs N]
+"""
+
+import argparse
+import glob
+import hashlib
+import json
+import os
+import statistics
+import struct
+import sys
+import time
+
+VARIANTS = ("fp32", "tf32", "fp16", "fp16_nhwc")
+
+
+def read_case(path):
+    with open(path, "rb") as f:
+        b = f.read()
+    cin, cout, h, w, k, runs = struct.unpack_from("<6i", b, 0)
+    nx, nw = cin * h * w, cout * cin * k * k
+    if len(b) != 24 + nx + nw:
+        raise ValueError(f"{path}: {len(b)} bytes, want {24 + nx + nw}")
+    return dict(cin=cin, cout=cout, h=h, w=w, k=k, runs=runs,
+                x=b[24:24 + nx], wt=b[24 + nx:])
+
+
+def ours(bench_files):
+    """case -> fabric -> our figure, from every bench.json named."""
+    figs = {}
+    for p in bench_files:
+        try:
+            with open(p) as f:
+                r = json.load(f)
+        except (OSError, ValueError) as e:
+            print(f"torch_peer: {p}: {e}", file=sys.stderr)
+            continue
+        for fig in r.get("figures", []):
+            if fig.get("op") == "conv3x3_raw" and not fig.get("error"):
+                figs.setdefault(fig["case"], {})[fig["fabric"]] = fig
+    return figs
+
+
+def measure(torch, c, runs):
+    """Every variant on one case; returns the case's result dict."""
+    import numpy as np
+
+    F = torch.nn.functional
+    dev = torch.device("cuda")
+    x8 = np.frombuffer(c["x"], dtype=np.int8).reshape(1, c["cin"], c["h"], c["w"])
+    w8 = np.frombuffer(c["wt"], dtype=np.int8).reshape(c["cout"], c["cin"], c["k"], c["k"])
+    pad = c["k"] // 2
+    xd = torch.from_numpy(x8.copy()).to(dev)
+    wd = torch.from_numpy(w8.copy()).to(dev)
+    exact = F.conv2d(xd.double(), wd.double(), padding=pad)
+    exact_i64 = exact.round().to(torch.int64)
+    sha = hashlib.sha256(exact_i64.cpu().numpy().astype("<i8").tobytes()).hexdigest()
+    macs = c["cout"] * c["h"] * c["w"] * c["cin"] * c["k"] * c["k"]
+    res = dict(case=f"conv3x3_raw_{c['h']}", side=c["h"], macs=macs,
+               exact_sha256=sha, variants={})
+    torch.backends.cudnn.benchmark = True
+    for v in VARIANTS:
+        torch.backends.cudnn.allow_tf32 = v == "tf32"
+        torch.backends.cuda.matmul.allow_tf32 = v == "tf32"
+        dt = torch.float16 if v.startswith("fp16") else torch.float32
+        fmt = torch.channels_last if v.endswith("nhwc") else torch.contiguous_format
+        xv = xd.to(dt).contiguous(memory_format=fmt)
+        wv = wd.to(dt).contiguous(memory_format=fmt)
+        for _ in range(3):  # warm-up: cudnn.benchmark picks its algorithm here
+            y = F.conv2d(xv, wv, padding=pad)
+        torch.cuda.synchronize()
+        ms = []
+        for _ in range(runs):
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            y = F.conv2d(xv, wv, padding=pad)
+            b.record()
+            b.synchronize()
+            ms.append(a.elapsed_time(b))
+        diff = (y.double() - exact).abs()
+        finite = torch.isfinite(diff)
+        e2e = []
+        for _ in range(max(1, runs // 2)):
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            xh = torch.from_numpy(x8).to(dev).to(dt).contiguous(memory_format=fmt)
+            out = F.conv2d(xh, wv, padding=pad).round().to(torch.int32).cpu()
+            e2e.append((time.perf_counter() - t0) * 1e3)
+        del out
+        med = statistics.median(ms)
+        res["variants"][v] = dict(
+            runs=runs, kernel_median_ms=med, kernel_min_ms=min(ms),
+            mac_per_s=macs / (med / 1e3), e2e_median_ms=statistics.median(e2e),
+            mismatches=int((diff != 0).sum().item()),
+            nonfinite=int((~finite).sum().item()),
+            max_abs_err=float(diff[finite].max().item()) if bool(finite.any()) else None)
+    torch.backends.cudnn.allow_tf32 = True
+    return res
+
+
+def exact_python(c):
+    """The exact sums in plain Python, for small cases without torch: the
+    SHA-256 of the int64 little-endian sums (C x H x W), as measure gives."""
+    cin, cout, h, w, k = c["cin"], c["cout"], c["h"], c["w"], c["k"]
+    x = struct.unpack(f"{len(c['x'])}b", c["x"])
+    wt = struct.unpack(f"{len(c['wt'])}b", c["wt"])
+    p = k // 2
+    out = bytearray()
+    for o in range(cout):
+        plane = [0] * (h * w)
+        for ci in range(cin):
+            for i in range(k):
+                for j in range(k):
+                    wv = wt[((o * cin + ci) * k + i) * k + j]
+                    if wv == 0:
+                        continue
+                    for yy in range(max(0, p - i), min(h, h + p - i)):
+                        row = (ci * h + yy + i - p) * w
+                        for xx in range(max(0, p - j), min(w, w + p - j)):
+                            plane[yy * w + xx] += wv * x[row + xx + j - p]
+        out += struct.pack(f"<{h * w}q", *plane)
+    return hashlib.sha256(bytes(out)).hexdigest()
+
+
+def ratios(res, figs):
+    """Our time over the peer's, per our fabric and variant (over 1: we are slower)."""
+    out = []
+    for fabric, fig in sorted(figs.get(res["case"], {}).items()):
+        split = fig.get("gpu_split") or {}
+        kern = split.get("kernel_ns", 0)
+        if kern < 1000 * max(1, split.get("dispatches", 1)):
+            kern = 0  # not measured (llvmpipe reads 1 ns a dispatch)
+        row = dict(fabric=fabric, ours_median_ms=fig["median_ns"] / 1e6,
+                   ours_kernel_ms=kern / 1e6 if kern else None,
+                   ours_exact=fig.get("outputs_sha256") == res["exact_sha256"] if "exact_sha256" in res else None)
+        for v, pv in res.get("variants", {}).items():
+            row[f"ours_over_{v}_kernel"] = fig["median_ns"] / 1e6 / pv["kernel_median_ms"]
+            row[f"ours_over_{v}_e2e"] = fig["median_ns"] / 1e6 / pv["e2e_median_ms"]
+            if kern:
+                row[f"ours_kernel_over_{v}_kernel"] = kern / 1e6 / pv["kernel_median_ms"]
+        out.append(row)
+    return out
+
+
+def markdown(rep):
+    L = ["# PyTorch peer: conv 3x3 64->64, same int8 data", ""]
+    if rep.get("skipped"):
+        L += [f"Skipped: {rep['skipped']}.", ""]
+    for k in ("torch", "cuda", "cudnn", "device"):
+        if rep.get(k):
+            L.append(f"- {k}: {rep[k]}")
+    L.append("")
+    for c in rep["cases"]:
+        L += [f"## {c['case']} ({c.get('macs', 0) / 1e9:.2f} G MAC)", ""]
+        if c.get("variants"):
+            L += ["| variant | kernel median | kernel MAC/s | end to end | elements off the exact sums | max abs err |",
+                  "|---|---|---|---|---|---|"]
+            for v, p in c["variants"].items():
+                L.append(f"| {v} | {p['kernel_median_ms']:.3f} ms | {p['mac_per_s'] / 1e12:.2f} T | "
+                         f"{p['e2e_median_ms']:.2f} ms | {p['mismatches']} ({p['nonfinite']} not finite) | {p['max_abs_err']} |")
+            L.append("")
+        for r in c.get("ratios", []):
+            kern = f"{r['ours_kernel_ms']:.3f} ms" if r["ours_kernel_ms"] else "not measured"
+            exact = {True: "yes", False: "NO", None: "not checked"}[r["ours_exact"]]
+            L.append(f"- ours on {r['fabric']}: {r['ours_median_ms']:.2f} ms a decode, kernel {kern}, "
+                     f"outputs are the exact sums: {exact}")
+            for v in VARIANTS:
+                if f"ours_over_{v}_kernel" in r:
+                    s = f"  - ours / {v}: decode over kernel {r[f'ours_over_{v}_kernel']:.2f}, end to end {r[f'ours_over_{v}_e2e']:.2f}"
+                    if f"ours_kernel_over_{v}_kernel" in r:
+                        s += f", kernel over kernel {r[f'ours_kernel_over_{v}_kernel']:.2f}"
+                    L.append(s)
+        L.append("")
+    return "\n".join(L) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--bench", action="append", default=[])
+    ap.add_argument("--runs", type=int, default=0, help="timed runs (default: the files' runs field)")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    files = sorted(glob.glob(os.path.join(a.data, "conv3x3_raw_*.bin")),
+                   key=lambda p: int(p.rsplit("_", 1)[1].split(".")[0]))
+    rep = dict(cases=[])
+    figs = ours(a.bench)
+    torch = None
+    try:
+        import numpy  # noqa: F401
+        import torch
+        if not torch.cuda.is_available():
+            rep["skipped"] = "torch has no CUDA device"
+            torch = None
+    except ImportError as e:
+        rep["skipped"] = f"no {e.name} in this python3"
+    if torch is not None:
+        rep.update(torch=torch.__version__, cuda=torch.version.cuda,
+                   cudnn=str(torch.backends.cudnn.version()), device=torch.cuda.get_device_name(0))
+    if not files:
+        rep.setdefault("skipped", f"no conv3x3_raw_*.bin in {a.data}")
+    status = 0
+    for p in files:
+        c = read_case(p)
+        if torch is None:
+            res = dict(case=f"conv3x3_raw_{c['h']}", side=c["h"],
+                       macs=c["cout"] * c["h"] * c["w"] * c["cin"] * c["k"] * c["k"])
+            if c["h"] * c["w"] <= 16 * 16:  # small enough to check our outputs without torch
+                res["exact_sha256"] = exact_python(c)
+        else:
+            try:
+                res = measure(torch, c, a.runs or max(c["runs"], 5))
+            except Exception as e:  # one case's failure keeps the others
+                res = dict(case=f"conv3x3_raw_{c['h']}", side=c["h"], error=repr(e))
+                status = 1
+        res["ratios"] = ratios(res, figs)
+        rep["cases"].append(res)
+        print(f"torch_peer: {res['case']} done", file=sys.stderr, flush=True)
+    with open(os.path.join(a.out, "torch_peer.json"), "w") as f:
+        json.dump(rep, f, indent=2)
+        f.write("\n")
+    with open(os.path.join(a.out, "torch_peer.md"), "w") as f:
+        f.write(markdown(rep))
+    print(f"torch_peer: {len(rep['cases'])} cases written to {a.out}"
+          + (f" (skipped: {rep['skipped']})" if rep.get("skipped") else ""))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/waiops/waiops/carriage"
+)
+
+func init() {
+	commands["prior usage"] = command{"read a usage statement (prior-carriage §18.1)", runPriorUsage}
+	commands["prior seal"] = command{"seal a set as wai.prior.sealed under an AES-128 key (prior-carriage §18.2)", runPriorSeal}
+	commands["prior open"] = command{"open a sealed set with a keys file (prior-carriage §18.2)", runPriorOpen}
+	commands["prior list"] = command{"write the wai.prior.set listing of a directory's files (DECISIONS H1)", runPriorList}
+}
+
+// runPriorUsage is `waiops prior usage FILE`: ok, or the refusal.
+func runPriorUsage(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("prior usage", stderr)
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, "usage: waiops prior usage FILE")
+		return 2
+	}
+	f, err := os.Open(pos[0])
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	defer f.Close()
+	// One byte past §18.1's cap is enough for ReadUsage to refuse it.
+	b, err := io.ReadAll(io.LimitReader(f, carriage.MaxUsage+1))
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	if _, err := carriage.ReadUsage(b); err != nil {
+		return fail(err, stdout, stderr)
+	}
+	fmt.Fprintln(stdout, "ok")
+	return 0
+}
+
+// hex16Flag reads a --flag of 32 lower-case hexadecimal digits.
+func hex16Flag(name, v string) ([16]byte, error) {
+	b, err := carriage.Hex16(v)
+	if err != nil {
+		return b, fmt.Errorf("--%s: %v", name, err)
+	}
+	return b, nil
+}
+
+// runPriorSeal is `waiops prior seal --key HEX32 --kid HEX32 --iv HEX32
+// [--inner-form F] [--usage FILE] IN OUT`: OUT is the sealed set; it
+// prints `sealed <sha256> inner <sha256>`, the set's two identities.
+func runPriorSeal(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("prior seal", stderr)
+	keyHex := fs.String("key", "", "the AES-128 key, 32 hex digits")
+	kidHex := fs.String("kid", "", "the key's identifier, 32 hex digits")
+	ivHex := fs.String("iv", "", "the initial counter block, 32 hex digits (never one whose counters a set sealed under this key used)")
+	form := fs.String("inner-form", "", "the inner form: wai.prior.safetensors, wai.prior.gguf, or none for a capability's one file")
+	usageFile := fs.String("usage", "", "a usage statement (§18.1) to bind in the header")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(pos) != 2 || *keyHex == "" || *kidHex == "" || *ivHex == "" {
+		fmt.Fprintln(stderr, "usage: waiops prior seal --key HEX32 --kid HEX32 --iv HEX32 [--inner-form F] [--usage FILE] IN OUT")
+		return 2
+	}
+	h := carriage.Header{InnerForm: *form}
+	key, err := hex16Flag("key", *keyHex)
+	if err == nil {
+		h.KID, err = hex16Flag("kid", *kidHex)
+	}
+	if err == nil {
+		h.IV, err = hex16Flag("iv", *ivHex)
+	}
+	if err == nil && *usageFile != "" {
+		h.Usage, err = os.ReadFile(*usageFile)
+	}
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	in, err := os.Open(pos[0])
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	defer in.Close()
+	st, err := in.Stat()
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	var out *carriage.Header
+	var sealed [32]byte
+	err = writeAtomic(pos[1], func(w io.Writer) error {
+		out, sealed, err = carriage.Seal(w, in, st.Size(), key, h)
+		return err
+	})
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	fmt.Fprintf(stdout, "sealed %x inner %x\n", sealed, out.Inner)
+	return 0
+}
+
+// runPriorOpen is `waiops prior open --keys KEYS.json IN OUT`: OUT is the
+// plaintext, written only when §18.2's five checks pass; it prints `inner
+// <sha256> form <F or ->`.
+func runPriorOpen(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("prior open", stderr)
+	keysFile := fs.String("keys", "", `the sink's keys, {"<kid hex>": "<key hex>"} (DECISIONS H8)`)
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(pos) != 2 || *keysFile == "" {
+		fmt.Fprintln(stderr, "usage: waiops prior open --keys KEYS.json IN OUT")
+		return 2
+	}
+	kb, err := os.ReadFile(*keysFile)
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	keys, err := carriage.ReadKeys(kb)
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	in, err := os.Open(pos[0])
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	defer in.Close()
+	st, err := in.Stat()
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	var o *carriage.Opened
+	err = writeAtomic(pos[1], func(w io.Writer) error {
+		o, err = carriage.Open(in, st.Size(), keys, w)
+		return err
+	})
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	form := o.Header.InnerForm
+	if form == "" {
+		form = "-"
+	}
+	fmt.Fprintf(stdout, "inner %x form %s\n", o.Header.Inner, form)
+	return 0
+}
+
+// runPriorList is `waiops prior list DIR OUT`: OUT is the listing of every
+// file under DIR; it prints `set <sha256>`, the set's digest.
+func runPriorList(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("prior list", stderr)
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(pos) != 2 {
+		fmt.Fprintln(stderr, "usage: waiops prior list DIR OUT")
+		return 2
+	}
+	l, err := carriage.ListDir(pos[0])
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	if err := writeAtomic(pos[1], func(w io.Writer) error { _, err := w.Write(l); return err }); err != nil {
+		return fail(err, stdout, stderr)
+	}
+	fmt.Fprintf(stdout, "set %x\n", sha256.Sum256(l))
+	return 0
+}
+
+// writeAtomic writes path through a temporary file beside it, renamed
+// into place only when write succeeds: a refused open leaves no OUT.
+func writeAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	err = tmp.Chmod(0o644)      // CreateTemp's 0600 is for the file's life as a temporary
+	if err == nil {
+		err = write(tmp)
+	}
+	if err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

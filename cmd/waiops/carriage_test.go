@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const carriageFiles = "../../vectors/carriage/files/"
+
+// The corpus's published test key, kid and title's iv (DECISIONS H8).
+const (
+	testKey  = "7761692d6f70732074657374206b6579"
+	testKID  = "7761692d6f70732074657374206b6964"
+	titleIV  = "7761692d6f7073206976207469746c65"
+	titleSHA = "db145f9608cdc7d02b8c84052b6654bbe39b25b921118ba81cd13f47c843a6be"
+)
+
+func TestPriorUsageCommand(t *testing.T) {
+	if out, _, rc := run("prior", "usage", carriageFiles+"usage/title.json"); rc != 0 || out != "ok\n" {
+		t.Errorf("good statement: exit %d: %q", rc, out)
+	}
+	out, _, rc := run("prior", "usage", carriageFiles+"usage/bad_licence_double_space.json")
+	if rc != 3 || !strings.HasPrefix(out, "refuse set_usage_malformed: ") || !strings.Contains(out, "single spaces") {
+		t.Errorf("broken statement: exit %d: %q", rc, out)
+	}
+	// Past 65 536 bytes: refused without the whole file read.
+	big := filepath.Join(t.TempDir(), "big.json")
+	os.WriteFile(big, make([]byte, 1<<20), 0o644)
+	if out, _, rc := run("prior", "usage", big); rc != 3 || !strings.Contains(out, "65 536") {
+		t.Errorf("1 MiB statement: exit %d: %q", rc, out)
+	}
+	if _, _, rc := run("prior", "usage"); rc != 2 {
+		t.Errorf("no FILE: exit %d", rc)
+	}
+}
+
+// TestPriorSealOpen: seal title's plaintext as the corpus does, flags
+// after and before the positionals, get the committed bytes, open them.
+func TestPriorSealOpen(t *testing.T) {
+	dir := t.TempDir()
+	sealed := filepath.Join(dir, "title.wsk1")
+	out, _, rc := run("prior", "seal", carriageFiles+"title.plain", "--key", testKey, "--kid", testKID, sealed,
+		"--iv", titleIV, "--inner-form", "wai.prior.safetensors", "--usage", carriageFiles+"title-usage.json")
+	if rc != 0 || !strings.HasSuffix(out, " inner "+titleSHA+"\n") {
+		t.Fatalf("seal: exit %d: %q", rc, out)
+	}
+	got, _ := os.ReadFile(sealed)
+	want, _ := os.ReadFile(carriageFiles + "title.wsk1")
+	if !bytes.Equal(got, want) {
+		t.Fatal("seal: not the committed title.wsk1")
+	}
+	plain := filepath.Join(dir, "title.plain")
+	out, _, rc = run("prior", "open", "--keys", carriageFiles+"keys.json", sealed, plain)
+	if rc != 0 || out != "inner "+titleSHA+" form wai.prior.safetensors\n" {
+		t.Fatalf("open: exit %d: %q", rc, out)
+	}
+	got, _ = os.ReadFile(plain)
+	want, _ = os.ReadFile(carriageFiles + "title.plain")
+	if !bytes.Equal(got, want) {
+		t.Error("open: not title's plaintext")
+	}
+	out, _, rc = run("prior", "open", carriageFiles+"generic.wsk1", filepath.Join(dir, "generic"), "--keys", carriageFiles+"keys.json")
+	if rc != 0 || !strings.HasSuffix(out, " form -\n") {
+		t.Errorf("open generic: exit %d: %q", rc, out)
+	}
+	// A refused open writes no OUT and leaves no temporary file.
+	for _, c := range []struct{ in, keys, code string }{
+		{"title.wsk1", "keys-none.json", "set_key_absent"},
+		{"title.wsk1", "keys-other-key.json", "set_key_mismatch"},
+		{"sealed/form_tree.wsk1", "keys.json", "sealed_inner_form"},
+		{"sealed/l_2_40_past_the_file.wsk1", "keys.json", "sealed_malformed"},
+	} {
+		cdir := t.TempDir()
+		out, _, rc := run("prior", "open", "--keys", carriageFiles+c.keys, carriageFiles+c.in, filepath.Join(cdir, "out"))
+		if rc != 3 || !strings.HasPrefix(out, "refuse "+c.code+": ") {
+			t.Errorf("%s with %s: exit %d: %q", c.in, c.keys, rc, out)
+		}
+		if left, _ := os.ReadDir(cdir); len(left) != 0 {
+			t.Errorf("%s with %s: a refused open left %v", c.in, c.keys, left)
+		}
+	}
+	// Bad flags are usage errors; a form §18.2 does not admit is refused.
+	if _, _, rc := run("prior", "seal", "--key", "00", "--kid", testKID, "--iv", titleIV, carriageFiles+"title.plain", filepath.Join(dir, "x")); rc != 2 {
+		t.Errorf("short key: exit %d", rc)
+	}
+	out, _, rc = run("prior", "seal", "--key", testKey, "--kid", testKID, "--iv", titleIV, "--inner-form", "wai.prior.tree", carriageFiles+"title.plain", filepath.Join(dir, "x"))
+	if rc != 3 || !strings.HasPrefix(out, "refuse sealed_inner_form: ") {
+		t.Errorf("tree form: exit %d: %q", rc, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x")); err == nil {
+		t.Error("a refused seal wrote OUT")
+	}
+}
+
+func TestPriorListCommand(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "l")
+	msg, _, rc := run("prior", "list", carriageFiles+"sets/usage_top_level", out)
+	if rc != 0 || msg != "set b55f3bb1791fb4ec4eb8cee35696faa5c222783863f59d0519ed8dab503c5981\n" {
+		t.Fatalf("exit %d: %q", rc, msg)
+	}
+	got, _ := os.ReadFile(out)
+	want, _ := os.ReadFile(carriageFiles + "sets/usage_top_level.listing")
+	if !bytes.Equal(got, want) {
+		t.Errorf("listing %s, want the committed one", got)
+	}
+}

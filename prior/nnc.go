@@ -2,6 +2,7 @@ package prior
 
 import (
 	"encoding/binary"
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -37,14 +38,25 @@ type nncState struct {
 	names         map[string]bool
 	twice         string // the first name two data units carry
 	hasTwice      bool
+	// budget is what the integer tensors may still decode to, in bytes.
+	budget uint64
 }
 
 // readNNC reads an NNC bitstream of §12.1's subset (§12.2).
-func readNNC(b []byte) (*File, error) {
+func readNNC(b []byte) (*File, error) { return ReadNNCWithin(b, math.MaxUint64) }
+
+// ReadNNCWithin reads an NNC bitstream as Read does, with a budget for what
+// its integer payloads decode to. §12.1 lets one tensor hold 2^28 elements,
+// which a payload of a few MiB can encode (each zero costs a small fraction
+// of a bit), so one small file may decode to 1 GiB. A caller that cannot
+// hold that gives a budget: a data unit whose 4 bytes per element would take
+// the tensors read so far past budget bytes is refused (nnc_not_read, what
+// was met named) before its payload is decoded.
+func ReadNNCWithin(b []byte, budget uint64) (*File, error) {
 	if len(b) == 0 {
 		return nil, refusal.New(NNCTruncated, "nnc: the bitstream is empty")
 	}
-	st := &nncState{f: &File{Meta: map[string]string{}}, names: map[string]bool{}}
+	st := &nncState{f: &File{Meta: map[string]string{}}, names: map[string]bool{}, budget: budget}
 	for pos := 0; pos < len(b); {
 		// The unit's size: flag u(1), then u(15) or u(31), the whole unit.
 		r := &bitReader{b: b[pos:]}
@@ -316,6 +328,11 @@ func (st *nncState) readNDU(r *bitReader) error {
 		if unaryFlag == 0 {
 			return refusal.New(NNCNotRead, "nnc: tensor %q: the unary length out of band", name)
 		}
+		// n ≤ 2^28, so 4n does not wrap.
+		if 4*n > st.budget {
+			return refusal.New(NNCNotRead, "nnc: tensor %q: %d elements decode to %d bytes, past the caller's budget of %d left", name, n, 4*n, st.budget)
+		}
+		st.budget -= 4 * n
 		if t.Data, err = decodeInts(payload, unaryLen, n); err != nil {
 			return err
 		}

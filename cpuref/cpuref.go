@@ -29,8 +29,8 @@ import (
 type Program struct {
 	g     *whg1.Graph
 	steps []step
-	// drop[i] lists the tensors no operator after op i reads and no output
-	// names: a decode lets go of them once op i has run.
+	// drop[i] lists the tensors a decode lets go of once op i has run
+	// (whg1.Graph.Drops).
 	drop [][]uint32
 }
 
@@ -43,7 +43,7 @@ func Load(g *whg1.Graph) (*Program, error) {
 	if g == nil {
 		return nil, refusal.New(refusal.ModelMismatch, "no graph")
 	}
-	p := &Program{g: g, steps: make([]step, len(g.Ops)), drop: make([][]uint32, len(g.Ops))}
+	p := &Program{g: g, steps: make([]step, len(g.Ops)), drop: g.Drops()}
 	for i := range g.Ops {
 		s, err := newStep(g, &g.Ops[i])
 		if err != nil {
@@ -51,30 +51,27 @@ func Load(g *whg1.Graph) (*Program, error) {
 		}
 		p.steps[i] = s
 	}
-	// The last operator that produces or reads each tensor (an operator
-	// reads only earlier tensors, §10.3); outputs are kept to the end.
-	last := make([]int, len(g.Tensors))
-	for i := range last {
-		last[i] = -1
-	}
-	for i, op := range g.Ops {
-		for _, t := range op.Out {
-			last[t] = i
-		}
-		for _, t := range op.In {
-			last[t] = i
-		}
-	}
-	for _, t := range g.Outputs {
-		last[t] = len(g.Ops)
-	}
-	for t, i := range last {
-		if i >= 0 && i < len(g.Ops) {
-			p.drop[i] = append(p.drop[i], uint32(t))
-		}
-	}
 	return p, nil
 }
+
+// LoadBytes reads WHG1 bytes and loads them against acc64 through the
+// certifier (§10.5 steps 1–8, §8.6: a verdict that does not meet acc64 is
+// model_mismatch), then prepares the graph. It returns the certificate
+// with the program.
+func LoadBytes(b []byte) (*Program, *certify.Certificate, error) {
+	g, cert, err := certify.Load(b, certify.Acc64)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := Load(g)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, cert, nil
+}
+
+// Graph is the loaded graph.
+func (p *Program) Graph() *whg1.Graph { return p.g }
 
 // Profile is the profile this fabric implements (§7.2).
 func (p *Program) Profile() certify.Profile { return certify.Acc64 }

@@ -2,10 +2,8 @@ package drivers
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 
-	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/cpuref"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
@@ -19,15 +17,11 @@ type Loader func(b []byte) (whg1.Decoder, *whg1.Graph, string, error)
 
 // CPU loads through the certifier at acc64 and the CPU reference.
 func CPU(b []byte) (whg1.Decoder, *whg1.Graph, string, error) {
-	g, _, err := certify.Load(b, certify.Acc64)
+	p, _, err := cpuref.LoadBytes(b)
 	if err != nil {
 		return nil, nil, "", err
 	}
-	p, err := cpuref.Load(g)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	return p, g, "cpu", nil
+	return p, p.Graph(), "cpu", nil
 }
 
 // Frame is one decoded picture as row-major HWC RGB8 bytes.
@@ -118,10 +112,4 @@ func DecodeSynth(load Loader, set, payload []byte) (Frame, string, error) {
 	}
 	f, err := frameOf(out[0])
 	return f, fabric, err
-}
-
-// isRefusal reports whether err is a refusal.
-func isRefusal(err error) bool {
-	var r *refusal.Error
-	return errors.As(err, &r)
 }

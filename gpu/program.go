@@ -16,11 +16,11 @@ import (
 // parameters live on the device from Load on. It implements whg1.Decoder;
 // decodes through one Program are serialised on the GL thread.
 type Program struct {
-	d     *Device
-	g     *whg1.Graph
-	ops   []prepared
-	prm   []*buffer // each operator's parameter array, nil where it has none
-	lastR []int     // the last operator that reads each tensor; len(ops) for outputs
+	d    *Device
+	g    *whg1.Graph
+	ops  []prepared
+	prm  []*buffer  // each operator's parameter array, nil where it has none
+	drop [][]uint32 // the tensors freed once each operator has run (whg1.Graph.Drops)
 }
 
 var _ whg1.Decoder = (*Program)(nil)
@@ -69,15 +69,7 @@ func (d *Device) Load(b []byte) (*Program, error) {
 			return nil, fmt.Errorf("gpu: op %d (%s): %d parameters pass one storage binding", i, op.Code, len(p.ops[i].prm))
 		}
 	}
-	p.lastR = make([]int, len(g.Tensors))
-	for i, op := range g.Ops {
-		for _, t := range op.In {
-			p.lastR[t] = i
-		}
-	}
-	for _, t := range g.Outputs {
-		p.lastR[t] = len(g.Ops)
-	}
+	p.drop = g.Drops()
 	err = d.th.call(func() error {
 		for i, op := range p.ops {
 			if op.prm != nil {
@@ -146,7 +138,7 @@ func (p *Program) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, erro
 }
 
 // run is a decode's device part, on the GL thread. Each tensor is freed
-// after its last reader.
+// once its last producer or reader has run.
 func (p *Program) run(pl *whg1.Plan, host [][]int32) ([][]int32, error) {
 	g, d := p.g, p.d
 	vals := make([]*buffer, len(g.Tensors))
@@ -178,11 +170,9 @@ func (p *Program) run(pl *whg1.Plan, host [][]int32) ([][]int32, error) {
 				return nil, err
 			}
 		}
-		for _, t := range op.In {
-			if p.lastR[t] == i {
-				vals[t].free()
-				vals[t] = nil
-			}
+		for _, t := range p.drop[i] {
+			vals[t].free()
+			vals[t] = nil
 		}
 	}
 	if err := glError("a decode"); err != nil {

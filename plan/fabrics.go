@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/waiops/waiops/certify"
@@ -20,15 +21,11 @@ func (cpuFabric) Profile() certify.Profile    { return certify.Acc64 }
 func (cpuFabric) Identity() map[string]string { return cpuref.Identity() }
 
 func (cpuFabric) Load(b []byte) (whg1.Decoder, *whg1.Graph, error) {
-	g, _, err := certify.Load(b, certify.Acc64)
+	p, _, err := cpuref.LoadBytes(b)
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := cpuref.Load(g)
-	if err != nil {
-		return nil, nil, err
-	}
-	return p, g, nil
+	return p, p.Graph(), nil
 }
 
 // gpuFabric is the GL compute fabric at acc32.
@@ -68,35 +65,31 @@ func OpenGPU() (Fabric, error) {
 	return gpuOnce.f, gpuOnce.err
 }
 
-// Fabrics returns the fabrics a conformance run or benchmark uses: "cpu",
-// "gpu" or "hybrid" (an error when there is no GPU), or "auto": every fabric
-// present, software renderers included, with a note for each one absent
-// (the hybrid is opt-in, so auto leaves it out).
-func Fabrics(choice string) ([]Fabric, []string, error) {
-	c, err := ParseChoice(choice)
-	if err != nil {
-		return nil, nil, err
-	}
-	switch c {
-	case CPU:
+// Fabrics returns the fabrics a conformance run or benchmark uses, by
+// name: "cpu", "gpu" or "hybrid" (an error when there is no GPU), or "all":
+// every fabric present, software renderers included, with a note for each
+// one absent (the hybrid is opt-in, so all leaves it out). "auto" is no set
+// of fabrics but a Session's pick per graph, so it is not a name here.
+func Fabrics(name string) ([]Fabric, []string, error) {
+	switch name {
+	case "cpu":
 		return []Fabric{NewCPU()}, nil, nil
-	case GPU:
+	case "gpu", "hybrid":
 		g, err := OpenGPU()
 		if err != nil {
 			return nil, nil, err
+		}
+		if name == "hybrid" {
+			g = NewHybrid(g)
 		}
 		return []Fabric{g}, nil, nil
-	case Hybrid:
+	case "all":
+		fs := []Fabric{NewCPU()}
 		g, err := OpenGPU()
 		if err != nil {
-			return nil, nil, err
+			return fs, []string{err.Error()}, nil
 		}
-		return []Fabric{NewHybrid(g)}, nil, nil
+		return append(fs, g), nil, nil
 	}
-	fs := []Fabric{NewCPU()}
-	g, err := OpenGPU()
-	if err != nil {
-		return fs, []string{err.Error()}, nil
-	}
-	return append(fs, g), nil, nil
+	return nil, nil, fmt.Errorf("fabrics %q: want all, cpu, gpu or hybrid", name)
 }

@@ -78,8 +78,8 @@ type Run struct {
 type HybridProgram struct {
 	g    *whg1.Graph
 	runs []hybridRun
-	// drop[i] lists the tensors no run after run i reads and no output
-	// names: a decode lets go of them once run i has run.
+	// drop[i] lists the tensors a decode lets go of once run i has run:
+	// whg1.Graph.Drops of the run's operators.
 	drop [][]uint32
 }
 
@@ -132,10 +132,8 @@ func (h *HybridFabric) Load(b []byte) (whg1.Decoder, *whg1.Graph, error) {
 		p.runs = append(p.runs, hr)
 	}
 	cpu := NewCPU()
-	last := make([]int, len(g.Tensors)) // the last run that reads or makes each tensor
-	for i := range last {
-		last[i] = -1
-	}
+	drops := g.Drops()
+	p.drop = make([][]uint32, len(p.runs))
 	for i := range p.runs {
 		r := &p.runs[i]
 		if r.dec == nil {
@@ -143,18 +141,7 @@ func (h *HybridFabric) Load(b []byte) (whg1.Decoder, *whg1.Graph, error) {
 				return nil, nil, fmt.Errorf("hybrid: ops %d–%d on the CPU: %w", r.First, r.End-1, err)
 			}
 		}
-		for _, t := range slices.Concat(r.in, r.out) {
-			last[t] = i
-		}
-	}
-	for _, t := range g.Outputs {
-		last[t] = len(p.runs)
-	}
-	p.drop = make([][]uint32, len(p.runs))
-	for t, i := range last {
-		if i >= 0 && i < len(p.runs) {
-			p.drop[i] = append(p.drop[i], uint32(t))
-		}
+		p.drop[i] = slices.Concat(drops[r.First:r.End]...)
 	}
 	return p, g, nil
 }

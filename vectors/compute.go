@@ -10,13 +10,13 @@ import (
 
 // Compute recomputes everything a graph vector states from its graph bytes
 // and its decodes' inputs and scalars: load, profiles and each expectation
-// (§14.1 "Who writes the vectors"). The load is run against acc64, the
-// weaker profile: a graph refused there is refused under both, and lists
-// both (§14.1). A graph that loads lists exactly the profiles its verdict
+// (§14.1 "Who writes the vectors"). The load is the CPU reference's, against
+// acc64, the weaker profile: a graph refused there is refused under both,
+// and lists both (§14.1). A graph that loads lists exactly the profiles its verdict
 // meets (§8.5). Its decodes then run, as one sequence (§10.3), on the exact
 // CPU reference.
 func Compute(v *Vector) error {
-	g, cert, err := certify.Load(v.Graph, certify.Acc64)
+	prog, cert, err := cpuref.LoadBytes(v.Graph)
 	if err != nil {
 		code := codeOf(err)
 		if code == "error" {
@@ -31,11 +31,7 @@ func Compute(v *Vector) error {
 			v.Profiles = append(v.Profiles, p)
 		}
 	}
-	prog, err := cpuref.Load(g)
-	if err != nil {
-		return fmt.Errorf("%s: cpuref: %w", v.ID, err)
-	}
-	seq := whg1.NewSequence(g, prog)
+	seq := whg1.NewSequence(prog.Graph(), prog)
 	for i := range v.Decodes {
 		d := &v.Decodes[i]
 		outs, err := seq.Decode(d.Inputs, d.Scalars)

@@ -42,13 +42,14 @@ func ParseLatent(b []byte) (*tensor.T, error) {
 	if d[1] != d[2] {
 		return nil, refusal.New(refusal.GeometryMismatch, "z0: %v is not [C, lat, lat]", d)
 	}
-	t := tensor.New(tensor.Shape{C: int(d[0]), H: int(d[1]), W: int(d[2])})
-	data, err := jsonInts(m["data"], []uint64{uint64(len(t.Data))}, -1<<63, 1<<63-1)
+	// The data is read against the shape before the tensor is made, so a
+	// shape that claims 2^26 values over a short text allocates nothing
+	// past the text (§3: caps before anything is allocated).
+	data, err := jsonInts(m["data"], []uint64{uint64(d[0] * d[1] * d[2])}, -1<<63, 1<<63-1)
 	if err != nil {
 		return nil, refusal.New(refusal.GeometryMismatch, "z0: %v", err)
 	}
-	copy(t.Data, data)
-	return t, nil
+	return &tensor.T{Shape: tensor.Shape{C: int(d[0]), H: int(d[1]), W: int(d[2])}, Data: data}, nil
 }
 
 // ParseRows reads the action rows: a JSON array of rows, each a list of A

@@ -39,6 +39,7 @@ package tree
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -195,6 +196,16 @@ func (h *Head) Encode() []byte {
 		copy(b[fixedSize+k+32*i:], v[:])
 	}
 	return b
+}
+
+// Fields are the head's fields as canonical JSON writes them (cjson):
+// g, inner and root in lowercase hex, inner_form ("" for none), length and
+// pieces (n) as integers.
+func (h *Head) Fields() map[string]any {
+	return map[string]any{
+		"g": int(h.G), "inner": hex.EncodeToString(h.Inner[:]), "inner_form": h.InnerForm,
+		"length": h.Length, "pieces": len(h.Values), "root": hex.EncodeToString(h.Root[:]),
+	}
 }
 
 // Write reads a set's bytes from r to their end and returns its head for

@@ -103,7 +103,9 @@ func writeSet(t *testing.T, files map[string]string) (string, []byte) {
 }
 
 func byPath(dir string) func(ListedFile) (io.ReadCloser, error) {
-	return func(f ListedFile) (io.ReadCloser, error) { return os.Open(filepath.Join(dir, filepath.FromSlash(f.Path))) }
+	return func(f ListedFile) (io.ReadCloser, error) {
+		return os.Open(filepath.Join(dir, filepath.FromSlash(f.Path)))
+	}
 }
 
 func TestListDir(t *testing.T) {

@@ -28,6 +28,9 @@ for t in FuzzSafetensors FuzzGGUF FuzzNNC FuzzCABAC; do
   go test ./prior -run '^$' -fuzz "^$t\$" -fuzztime 5s 2>&1 | tail -n 25
 done
 go test ./plan -run '^$' -fuzz '^FuzzLoadDecode$' -fuzztime 10s 2>&1 | tail -n 25
+for t in FuzzUsage FuzzSealedHeader; do
+  go test ./carriage -run '^$' -fuzz "^$t\$" -fuzztime 5s 2>&1 | tail -n 25
+done
 
 echo "== corpus: vectors check"
 go build -o "$out/waiops" ./cmd/waiops

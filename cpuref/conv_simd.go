@@ -25,10 +25,21 @@ var simd = dot.Accelerated()
 // c0 = g·cg, and 0 for a channel outside the group (a zero term, §6). A
 // group meets ⌈cg/2⌉ pairs whatever its parity, so every o has ntap taps
 // at pairs[o·ntap:].
+//
+// dual holds, for each q with channels 2q and 2q + 1 in one group, their
+// rows interleaved for dot.Mac16x2 at dual[2q·ntap:], tap k of 2q at 2k
+// and of 2q + 1 at 2k + 1 (nil entries of a pair across groups unused).
 type w16 struct {
 	lo, hi int64 // the least and greatest weight: the weights' interval
 	pairs  []uint32
+	dual   []uint32
 	ntap   int
+}
+
+// dualOK says whether channels o and o + 1 share a group and so run as one
+// dot.Mac16x2 at dual[o·ntap:] (o even).
+func (k *convKernel) dualOK(o int) bool {
+	return o%2 == 0 && o+1 < int(k.p.Cout) && o/k.og == (o+1)/k.og
 }
 
 // newW16 packs p's weights, or returns nil when one does not fit i16.
@@ -58,6 +69,15 @@ func (k *convKernel) newW16() *w16 {
 			for tap := range kk {
 				c := 2 * (p0 + q)
 				dst[q*kk+tap] = dot.Pair(weight(o, c, tap), weight(o, c+1, tap))
+			}
+		}
+	}
+	s.dual = make([]uint32, len(s.pairs))
+	for o := 0; o+1 < int(p.Cout); o += 2 {
+		if k.dualOK(o) {
+			d, a, b := s.dual[o*s.ntap:][:2*s.ntap], s.pairs[o*s.ntap:], s.pairs[(o+1)*s.ntap:]
+			for t := range s.ntap {
+				d[2*t], d[2*t+1] = a[t], b[t]
 			}
 		}
 	}
@@ -188,8 +208,16 @@ func (k *convKernel) simdRows(x *tensor.T, chunk, Wo, y0, y1 int, put rowSink) (
 			for c0 := 0; c0 < pk.n; c0 += simdCols {
 				cols := min(simdCols, pk.n-c0)
 				for o := o0; o < o1; o++ {
-					w := k.w16.pairs[o*k.w16.ntap:][:k.w16.ntap]
-					if !dot.Mac16(acc[(o-o0)*pk.n+c0:][:cols], xs[2*c0:], pk.taps[o/k.og], w, chunk) {
+					a, nt := acc[(o-o0)*pk.n+c0:][:cols], k.w16.ntap
+					var ok bool
+					if o+1 < o1 && k.dualOK(o) { // two channels, one read of x
+						a1 := acc[(o+1-o0)*pk.n+c0:][:cols]
+						ok = dot.Mac16x2(a, a1, xs[2*c0:], pk.taps[o/k.og], k.w16.dual[o*nt:][:2*nt], chunk)
+						o++
+					} else {
+						ok = dot.Mac16(a, xs[2*c0:], pk.taps[o/k.og], k.w16.pairs[o*nt:][:nt], chunk)
+					}
+					if !ok {
 						// pack16's layout keeps every read inside; this is a bug.
 						return errors.New("cpuref: dot.Mac16 refused a packed conv")
 					}

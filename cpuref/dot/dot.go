@@ -24,6 +24,8 @@ type Impl struct {
 	Name string
 	// mac16 has the contract of the package's Mac16, with its checks done.
 	mac16 func(acc []int64, x []int16, off []int32, w []uint32, chunk int)
+	// mac16x2 has the contract of Mac16x2, with its checks done.
+	mac16x2 func(acc0, acc1 []int64, x []int16, off []int32, w []uint32, chunk int)
 	// peak runs n rounds of PeakRound products of the instruction mac16
 	// is built on, on registers: the benchmarks' measure of the machine.
 	peak func(n int)
@@ -33,7 +35,7 @@ type Impl struct {
 const PeakRound = 128
 
 // generic is the pure-Go implementation, present in every build.
-var generic = Impl{Name: "purego", mac16: mac16Generic, peak: peakGeneric}
+var generic = Impl{Name: "purego", mac16: mac16Generic, mac16x2: mac16x2Generic, peak: peakGeneric}
 
 // impls lists the implementations this build has and this machine runs,
 // the pure one first; best is the last of them, the one the dispatcher
@@ -111,6 +113,25 @@ func Mac16(acc []int64, x []int16, taps *Taps, w []uint32, chunk int) bool {
 		return true
 	}
 	best.mac16(acc, x, taps.off, w, chunk)
+	return true
+}
+
+// Mac16x2 is Mac16 for two weight rows over the same taps, which is two
+// output channels of one group: w holds them interleaved, w[2k] the tap's
+// pair for acc0 and w[2k+1] for acc1, and each row's columns get the sums
+// Mac16 would give them. Reading each operand once for two rows is what
+// makes it faster than two Mac16 calls. It returns false, and changes
+// nothing, when the arguments do not fit, as Mac16 does, or when acc0 and
+// acc1 differ in length.
+func Mac16x2(acc0, acc1 []int64, x []int16, taps *Taps, w []uint32, chunk int) bool {
+	if len(acc0)%Block != 0 || len(acc1) != len(acc0) || len(w) != 2*len(taps.off) || chunk < 1 ||
+		(len(w) > 0 && taps.maxOff+2*len(acc0) > len(x)) {
+		return false
+	}
+	if len(acc0) == 0 || len(w) == 0 {
+		return true
+	}
+	best.mac16x2(acc0, acc1, x, taps.off, w, chunk)
 	return true
 }
 

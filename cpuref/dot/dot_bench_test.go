@@ -39,7 +39,8 @@ func BenchmarkPeak(b *testing.B) {
 	}
 }
 
-// BenchmarkMac16 is Mac16 alone on one goroutine, per implementation: the
+// BenchmarkMac16 is Mac16 (and Mac16x2, two output channels) alone on one
+// goroutine, per implementation: the
 // taps of a 3×3 conv over 64 input channels (32 pairs · 9 = 288 taps) on
 // 32 columns whose input (13 KB) stays in L1, i8-range operands.
 func BenchmarkMac16(b *testing.B) {
@@ -64,6 +65,11 @@ func BenchmarkMac16(b *testing.B) {
 	acc := make([]int64, n)
 	saved := best
 	defer func() { best = saved }()
+	w2 := make([]uint32, 0, 2*len(w))
+	for _, wk := range w {
+		w2 = append(w2, wk, wk^0x10001)
+	}
+	acc1 := make([]int64, n)
 	for _, im := range impls {
 		best = im
 		b.Run(im.Name, func(b *testing.B) {
@@ -71,6 +77,12 @@ func BenchmarkMac16(b *testing.B) {
 				Mac16(acc, x, taps, w, chunk)
 			}
 			b.ReportMetric(float64(2*len(w)*n)*float64(b.N)/b.Elapsed().Seconds(), "MAC/s")
+		})
+		b.Run(im.Name+"/x2", func(b *testing.B) {
+			for b.Loop() {
+				Mac16x2(acc, acc1, x, taps, w2, chunk)
+			}
+			b.ReportMetric(float64(2*len(w2)*n)*float64(b.N)/b.Elapsed().Seconds(), "MAC/s")
 		})
 	}
 }

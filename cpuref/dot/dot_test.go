@@ -142,6 +142,23 @@ func TestMac16Random(t *testing.T) {
 			if !slices.Equal(acc, want) {
 				t.Fatalf("case %d (%+v, chunk %d, %d taps, %d columns): got %v, want %v", c, o, chunk, ntaps, n, acc, want)
 			}
+			// Mac16x2: w as row 0 and a second row, interleaved.
+			w2 := make([]uint32, 2*ntaps)
+			w1 := make([]uint32, ntaps)
+			for k := range w1 {
+				w1[k] = Pair(int16(draw(r, o.WLo, o.WHi)), int16(draw(r, o.WLo, o.WHi)))
+				w2[2*k], w2[2*k+1] = w[k], w1[k]
+			}
+			acc0, acc1 := make([]int64, n), slices.Clone(acc)
+			want0, want1 := slices.Clone(acc0), slices.Clone(acc1)
+			ref(want0, x, off, w)
+			ref(want1, x, off, w1)
+			if !Mac16x2(acc0, acc1, x, taps, w2, chunk) {
+				t.Fatalf("case %d: Mac16x2 arguments refused", c)
+			}
+			if !slices.Equal(acc0, want0) || !slices.Equal(acc1, want1) {
+				t.Fatalf("case %d (%+v, chunk %d, %d taps, %d columns): Mac16x2 got %v %v, want %v %v", c, o, chunk, ntaps, n, acc0, acc1, want0, want1)
+			}
 		}
 	})
 }
@@ -189,6 +206,13 @@ func TestMac16KcEnds(t *testing.T) {
 				acc := make([]int64, 5*Block)
 				taps, _ := NewTaps(off)
 				Mac16(acc, x, taps, w, chunk)
+				acc0, acc1 := make([]int64, 5*Block), make([]int64, 5*Block)
+				w2 := make([]uint32, 2*n)
+				for k, wk := range w {
+					w2[2*k], w2[2*k+1] = wk, wk
+				}
+				Mac16x2(acc0, acc1, x, taps, w2, chunk)
+				acc = append(append(acc, acc0...), acc1...)
 				want := products * P // hand-computed: every product is P
 				if products <= kc && want > math.MaxInt32 {
 					t.Fatalf("K_c = %d products sum to %d, past i32", kc, want)
@@ -224,6 +248,16 @@ func TestMac16Refuses(t *testing.T) {
 		if Mac16(c.acc, c.x, taps, c.w, c.chunk) {
 			t.Errorf("%s: accepted", c.name)
 		}
+	}
+	acc := make([]int64, Block)
+	if Mac16x2(acc, acc[:0], x, taps, []uint32{1, 1, 1, 1}, 1) {
+		t.Error("Mac16x2: rows of different lengths accepted")
+	}
+	if Mac16x2(acc, acc, x, taps, w, 1) {
+		t.Error("Mac16x2: one row of weights accepted")
+	}
+	if Mac16x2(acc, acc, x[:len(x)-1], taps, []uint32{1, 1, 1, 1}, 1) {
+		t.Error("Mac16x2: short x accepted")
 	}
 	if _, ok := NewTaps([]int32{1}); ok {
 		t.Error("odd offset accepted")

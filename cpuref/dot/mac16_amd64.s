@@ -193,3 +193,205 @@ round:
 peakdone:
 	VZEROUPPER
 	RET
+
+// func mac16x2AVX2(acc0, acc1 *int64, n int, x *int16, off *int32, w *uint32, taps, chunk int)
+//
+// Mac16x2 (dot.go): mac16AVX2 for two weight rows over the same taps, so
+// each 32-byte load of x feeds two vpmaddwd, one per row. w holds the
+// rows interleaved, w[2k] for acc0 and w[2k+1] for acc1.
+//
+// Registers:
+//	DI   acc0 at the current column block
+//	R12  acc1 at the current column block
+//	CX   columns left
+//	SI   x at the current column block
+//	R8   off
+//	R9   w
+//	R10  taps
+//	R11  chunk
+//	BX   tap index k
+//	DX   end of the current chunk
+//	AX   off[k]
+//	Y0–Y3  row 0's int32 lanes of columns +0–7, +8–15, +16–23, +24–31
+//	Y4–Y7  row 1's lanes of the same columns
+//	Y8–Y11 the tap's operand pairs of those columns
+//	Y12, Y13  w[2k], w[2k+1] broadcast
+//	Y14, Y15  vpmaddwd results, then widened lanes
+TEXT ·mac16x2AVX2(SB), NOSPLIT, $0-64
+	MOVQ acc0+0(FP), DI
+	MOVQ acc1+8(FP), R12
+	MOVQ n+16(FP), CX
+	MOVQ x+24(FP), SI
+	MOVQ off+32(FP), R8
+	MOVQ w+40(FP), R9
+	MOVQ taps+48(FP), R10
+	MOVQ chunk+56(FP), R11
+
+x2block32:
+	CMPQ CX, $32
+	JLT  x2block8
+	XORQ BX, BX
+
+x2chunk32:
+	CMPQ BX, R10
+	JGE  x2next32
+	MOVQ BX, DX
+	ADDQ R11, DX
+	CMPQ DX, R10
+	CMOVQGT R10, DX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+
+x2tap32:
+	MOVLQSX      (R8)(BX*4), AX
+	VPBROADCASTD (R9)(BX*8), Y12
+	VPBROADCASTD 4(R9)(BX*8), Y13
+	VMOVDQU      (SI)(AX*2), Y8
+	VMOVDQU      32(SI)(AX*2), Y9
+	VMOVDQU      64(SI)(AX*2), Y10
+	VMOVDQU      96(SI)(AX*2), Y11
+	VPMADDWD     Y8, Y12, Y14
+	VPADDD       Y14, Y0, Y0
+	VPMADDWD     Y8, Y13, Y15
+	VPADDD       Y15, Y4, Y4
+	VPMADDWD     Y9, Y12, Y14
+	VPADDD       Y14, Y1, Y1
+	VPMADDWD     Y9, Y13, Y15
+	VPADDD       Y15, Y5, Y5
+	VPMADDWD     Y10, Y12, Y14
+	VPADDD       Y14, Y2, Y2
+	VPMADDWD     Y10, Y13, Y15
+	VPADDD       Y15, Y6, Y6
+	VPMADDWD     Y11, Y12, Y14
+	VPADDD       Y14, Y3, Y3
+	VPMADDWD     Y11, Y13, Y15
+	VPADDD       Y15, Y7, Y7
+	INCQ         BX
+	CMPQ         BX, DX
+	JLT          x2tap32
+
+	VPMOVSXDQ    X0, Y14
+	VPADDQ       (DI), Y14, Y14
+	VMOVDQU      Y14, (DI)
+	VEXTRACTI128 $1, Y0, X15
+	VPMOVSXDQ    X15, Y15
+	VPADDQ       32(DI), Y15, Y15
+	VMOVDQU      Y15, 32(DI)
+	VPMOVSXDQ    X1, Y14
+	VPADDQ       64(DI), Y14, Y14
+	VMOVDQU      Y14, 64(DI)
+	VEXTRACTI128 $1, Y1, X15
+	VPMOVSXDQ    X15, Y15
+	VPADDQ       96(DI), Y15, Y15
+	VMOVDQU      Y15, 96(DI)
+	VPMOVSXDQ    X2, Y14
+	VPADDQ       128(DI), Y14, Y14
+	VMOVDQU      Y14, 128(DI)
+	VEXTRACTI128 $1, Y2, X15
+	VPMOVSXDQ    X15, Y15
+	VPADDQ       160(DI), Y15, Y15
+	VMOVDQU      Y15, 160(DI)
+	VPMOVSXDQ    X3, Y14
+	VPADDQ       192(DI), Y14, Y14
+	VMOVDQU      Y14, 192(DI)
+	VEXTRACTI128 $1, Y3, X15
+	VPMOVSXDQ    X15, Y15
+	VPADDQ       224(DI), Y15, Y15
+	VMOVDQU      Y15, 224(DI)
+	VPMOVSXDQ    X4, Y14
+	VPADDQ       (R12), Y14, Y14
+	VMOVDQU      Y14, (R12)
+	VEXTRACTI128 $1, Y4, X15
+	VPMOVSXDQ    X15, Y15
+	VPADDQ       32(R12), Y15, Y15
+	VMOVDQU      Y15, 32(R12)
+	VPMOVSXDQ    X5, Y14
+	VPADDQ       64(R12), Y14, Y14
+	VMOVDQU      Y14, 64(R12)
+	VEXTRACTI128 $1, Y5, X15
+	VPMOVSXDQ    X15, Y15
+	VPADDQ       96(R12), Y15, Y15
+	VMOVDQU      Y15, 96(R12)
+	VPMOVSXDQ    X6, Y14
+	VPADDQ       128(R12), Y14, Y14
+	VMOVDQU      Y14, 128(R12)
+	VEXTRACTI128 $1, Y6, X15
+	VPMOVSXDQ    X15, Y15
+	VPADDQ       160(R12), Y15, Y15
+	VMOVDQU      Y15, 160(R12)
+	VPMOVSXDQ    X7, Y14
+	VPADDQ       192(R12), Y14, Y14
+	VMOVDQU      Y14, 192(R12)
+	VEXTRACTI128 $1, Y7, X15
+	VPMOVSXDQ    X15, Y15
+	VPADDQ       224(R12), Y15, Y15
+	VMOVDQU      Y15, 224(R12)
+	JMP          x2chunk32
+
+x2next32:
+	ADDQ $256, DI
+	ADDQ $256, R12
+	ADDQ $128, SI
+	SUBQ $32, CX
+	JMP  x2block32
+
+x2block8:
+	CMPQ CX, $8
+	JLT  x2done
+	XORQ BX, BX
+
+x2chunk8:
+	CMPQ BX, R10
+	JGE  x2next8
+	MOVQ BX, DX
+	ADDQ R11, DX
+	CMPQ DX, R10
+	CMOVQGT R10, DX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y4, Y4, Y4
+
+x2tap8:
+	MOVLQSX      (R8)(BX*4), AX
+	VPBROADCASTD (R9)(BX*8), Y12
+	VPBROADCASTD 4(R9)(BX*8), Y13
+	VMOVDQU      (SI)(AX*2), Y8
+	VPMADDWD     Y8, Y12, Y14
+	VPADDD       Y14, Y0, Y0
+	VPMADDWD     Y8, Y13, Y15
+	VPADDD       Y15, Y4, Y4
+	INCQ         BX
+	CMPQ         BX, DX
+	JLT          x2tap8
+
+	VPMOVSXDQ    X0, Y14
+	VPADDQ       (DI), Y14, Y14
+	VMOVDQU      Y14, (DI)
+	VEXTRACTI128 $1, Y0, X15
+	VPMOVSXDQ    X15, Y15
+	VPADDQ       32(DI), Y15, Y15
+	VMOVDQU      Y15, 32(DI)
+	VPMOVSXDQ    X4, Y14
+	VPADDQ       (R12), Y14, Y14
+	VMOVDQU      Y14, (R12)
+	VEXTRACTI128 $1, Y4, X15
+	VPMOVSXDQ    X15, Y15
+	VPADDQ       32(R12), Y15, Y15
+	VMOVDQU      Y15, 32(R12)
+	JMP          x2chunk8
+
+x2next8:
+	ADDQ $64, DI
+	ADDQ $64, R12
+	ADDQ $32, SI
+	SUBQ $8, CX
+	JMP  x2block8
+
+x2done:
+	VZEROUPPER
+	RET

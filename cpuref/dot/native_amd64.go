@@ -9,7 +9,7 @@ import "golang.org/x/sys/cpu"
 func native() []Impl {
 	var l []Impl
 	if cpu.X86.HasAVX2 {
-		l = append(l, Impl{Name: "avx2", mac16: mac16AVX2Go, peak: peakAVX2})
+		l = append(l, Impl{Name: "avx2", mac16: mac16AVX2Go, mac16x2: mac16x2AVX2Go, peak: peakAVX2})
 	}
 	return l
 }
@@ -18,6 +18,16 @@ func native() []Impl {
 func mac16AVX2Go(acc []int64, x []int16, off []int32, w []uint32, chunk int) {
 	mac16AVX2(&acc[0], len(acc), &x[0], &off[0], &w[0], len(w), chunk)
 }
+
+// mac16x2AVX2Go passes Mac16x2's checked slices to the assembly.
+func mac16x2AVX2Go(acc0, acc1 []int64, x []int16, off []int32, w []uint32, chunk int) {
+	mac16x2AVX2(&acc0[0], &acc1[0], len(acc0), &x[0], &off[0], &w[0], len(off), chunk)
+}
+
+// mac16x2AVX2 is Mac16x2 with AVX2 (mac16_amd64.s).
+//
+//go:noescape
+func mac16x2AVX2(acc0, acc1 *int64, n int, x *int16, off *int32, w *uint32, taps, chunk int)
 
 // mac16AVX2 is Mac16 with AVX2 (mac16_amd64.s): n columns, a multiple of
 // Block; taps entries in off and w; chunk ≥ 1.

@@ -366,14 +366,18 @@ func TestHybridChoice(t *testing.T) {
 			t.Fatal("Fabrics(hybrid) without GL: no error")
 		}
 	}
-	fs, _, err := Fabrics("auto")
-	if err != nil {
-		t.Fatal(err)
+	fs, _, err := Fabrics("all")
+	if err != nil || len(fs) == 0 || fs[0].Name() != "cpu" {
+		t.Fatalf("Fabrics(all) = %v, %v", fs, err)
 	}
 	for _, f := range fs {
 		if f.Name() == "hybrid" {
-			t.Fatal("auto includes the hybrid fabric")
+			t.Fatal("all includes the hybrid fabric")
 		}
+	}
+	// auto is a Session's pick per graph, not a set of fabrics.
+	if _, _, err := Fabrics("auto"); err == nil || err.Error() != `fabrics "auto": want all, cpu, gpu or hybrid` {
+		t.Fatalf("Fabrics(auto): %v", err)
 	}
 }
 

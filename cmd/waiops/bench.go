@@ -15,14 +15,16 @@ func init() {
 	commands["bench"] = command{"benchmark operators and a synthesis network on every fabric", benchCmd}
 }
 
-// benchCmd is `waiops bench [--quick] [--fabric auto|cpu|gpu] [--out DIR]
-// [--peers c,ort]` (issue 8), with the sweep's sizes and families, the
-// runs, the GL time split and the torch peer's data chosen by flag (issue
-// 17).
+// benchCmd is `waiops bench [--quick] [--fabric all|cpu|gpu|hybrid] [--out
+// DIR] [--peers c,ort] [--peers-dir DIR]`, with the sweep's sizes and
+// families, the runs, the GL time split and the torch peer's data chosen by
+// flag.
 func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("bench", stderr)
+	setUsage(fs, "[--quick] "+fabricUsage(setFabrics)+" [--out DIR] [--peers c,ort] [--peers-dir DIR]"+
+		" [--sizes 16,32] [--synth-sizes 4,8] [--ops F,...] [--runs N] [--warmup N] [--budget 5s] [--split] [--peer-data DIR]")
 	quick := fs.Bool("quick", false, "small sizes and few runs (under a minute on 2 cores)")
-	fabric := fs.String("fabric", "auto", "auto (every fabric present), cpu or gpu")
+	fabric := fabricFlag(fs, "all", setFabrics)
 	out := fs.String("out", "bench-report", "directory for bench.json, bench.md and the plots")
 	peers := fs.String("peers", "", "comma-separated peers to run beside ours: c, ort")
 	peersDir := fs.String("peers-dir", "bench/peers", "directory holding conv.c, ort_conv.js and node_modules")
@@ -39,7 +41,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if len(pos) != 0 {
-		fmt.Fprintln(stderr, "usage: waiops bench [--quick] [--fabric auto|cpu|gpu] [--out DIR] [--peers c,ort]")
+		fs.Usage()
 		return 2
 	}
 	sweep := bench.DefaultSweep(*quick)

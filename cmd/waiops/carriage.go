@@ -20,12 +20,13 @@ func init() {
 // runPriorUsage is `waiops prior usage FILE`: ok, or the refusal.
 func runPriorUsage(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior usage", stderr)
+	setUsage(fs, "FILE")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
 	}
 	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "usage: waiops prior usage FILE")
+		fs.Usage()
 		return 2
 	}
 	f, err := os.Open(pos[0])
@@ -59,6 +60,7 @@ func hex16Flag(name, v string) ([16]byte, error) {
 // prints `sealed <sha256> inner <sha256>`, the set's two identities.
 func runPriorSeal(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior seal", stderr)
+	setUsage(fs, "--key HEX32 --kid HEX32 --iv HEX32 [--inner-form F] [--usage FILE] IN OUT")
 	keyHex := fs.String("key", "", "the AES-128 key, 32 hex digits")
 	kidHex := fs.String("kid", "", "the key's identifier, 32 hex digits")
 	ivHex := fs.String("iv", "", "the initial counter block, 32 hex digits (never one whose counters a set sealed under this key used)")
@@ -69,7 +71,7 @@ func runPriorSeal(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if len(pos) != 2 || *keyHex == "" || *kidHex == "" || *ivHex == "" {
-		fmt.Fprintln(stderr, "usage: waiops prior seal --key HEX32 --kid HEX32 --iv HEX32 [--inner-form F] [--usage FILE] IN OUT")
+		fs.Usage()
 		return 2
 	}
 	h := carriage.Header{InnerForm: *form}
@@ -113,13 +115,14 @@ func runPriorSeal(args []string, stdout, stderr io.Writer) int {
 // <sha256> form <F or ->`.
 func runPriorOpen(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior open", stderr)
+	setUsage(fs, "--keys KEYS.json IN OUT")
 	keysFile := fs.String("keys", "", `the sink's keys, {"<kid hex>": "<key hex>"} (DECISIONS H8)`)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
 	}
 	if len(pos) != 2 || *keysFile == "" {
-		fmt.Fprintln(stderr, "usage: waiops prior open --keys KEYS.json IN OUT")
+		fs.Usage()
 		return 2
 	}
 	kb, err := os.ReadFile(*keysFile)
@@ -159,12 +162,13 @@ func runPriorOpen(args []string, stdout, stderr io.Writer) int {
 // file under DIR; it prints `set <sha256>`, the set's digest.
 func runPriorList(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior list", stderr)
+	setUsage(fs, "DIR OUT")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
 	}
 	if len(pos) != 2 {
-		fmt.Fprintln(stderr, "usage: waiops prior list DIR OUT")
+		fs.Usage()
 		return 2
 	}
 	l, err := carriage.ListDir(pos[0])

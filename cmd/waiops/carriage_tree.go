@@ -23,6 +23,7 @@ func init() {
 // OUT; a refused head writes no OUT.
 func runPriorTree(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior tree", stderr)
+	setUsage(fs, "--g N [--inner-form F] IN OUT.wtr1")
 	g := fs.Int("g", -1, "a piece is 1024 · 2^g bytes, g 0 to 16")
 	form := fs.String("inner-form", "", "the set's inner form: none, wai.prior.safetensors, wai.prior.gguf or wai.prior.sealed")
 	pos, err := parseArgs(fs, args)
@@ -30,7 +31,7 @@ func runPriorTree(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if len(pos) != 2 || *g < 0 {
-		fmt.Fprintln(stderr, "usage: waiops prior tree --g N [--inner-form F] IN OUT.wtr1")
+		fs.Usage()
 		return 2
 	}
 	in, err := os.Open(pos[0])
@@ -67,12 +68,13 @@ func readHead(path string) (*tree.Head, error) {
 // line of canonical JSON, or the refusal.
 func runPriorHead(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior head", stderr)
+	setUsage(fs, "HEAD.wtr1")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
 	}
 	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "usage: waiops prior head HEAD.wtr1")
+		fs.Usage()
 		return 2
 	}
 	h, err := readHead(pos[0])
@@ -91,12 +93,13 @@ func runPriorHead(args []string, stdout, stderr io.Writer) int {
 // that fails, then ok or the refusal.
 func runPriorVerify(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior verify", stderr)
+	setUsage(fs, "HEAD.wtr1 FILE")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
 	}
 	if len(pos) != 2 {
-		fmt.Fprintln(stderr, "usage: waiops prior verify HEAD.wtr1 FILE")
+		fs.Usage()
 		return 2
 	}
 	h, err := readHead(pos[0])
@@ -123,12 +126,13 @@ func runPriorVerify(args []string, stdout, stderr io.Writer) int {
 // canonical JSON, or plan_malformed.
 func runPriorPlan(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior plan", stderr)
+	setUsage(fs, "PLAN.json")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
 	}
 	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "usage: waiops prior plan PLAN.json")
+		fs.Usage()
 		return 2
 	}
 	f, err := os.Open(pos[0])

@@ -21,6 +21,8 @@ func init() {
 // --profile P FILE.whg1`.
 func runCertify(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("certify", stderr)
+	setUsage(fs, "[--capability C] [--lowering L] [--set-sha256 HEX] FILE.whg1...\n"+
+		"       waiops certify --admissible TENSOR --profile acc32|acc64 FILE.whg1")
 	var capability, setSum *string
 	fs.Func("capability", "the capability string (default null)", func(s string) error { capability = &s; return nil })
 	fs.Func("set-sha256", "the set's digest, 64 lowercase hex digits (default null)", func(s string) error {
@@ -38,8 +40,7 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if len(files) == 0 {
-		fmt.Fprintln(stderr, "usage: waiops certify [--capability C] [--lowering L] [--set-sha256 HEX] FILE.whg1...")
-		fmt.Fprintln(stderr, "       waiops certify --admissible TENSOR --profile acc32|acc64 FILE.whg1")
+		fs.Usage()
 		return 2
 	}
 	roles := make([]certify.Role, len(files))

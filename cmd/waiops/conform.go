@@ -22,14 +22,15 @@ type paths []string
 func (p *paths) String() string     { return strings.Join(*p, ",") }
 func (p *paths) Set(s string) error { *p = append(*p, s); return nil }
 
-// conformCmd is `waiops conform --fabric cpu|gpu|hybrid|auto [--vectors PATH...]
-// [--report DIR]`: every vector whose profiles include the fabric's profile
+// conformCmd is `waiops conform [--fabric all|cpu|gpu|hybrid] [--vectors PATH...]
+// [--report DIR] [PATH...]`: every vector whose profiles include the fabric's profile
 // (cpu: acc64, gpu: acc32), and on the CPU fabric every stage vector. It
 // prints one line per failure and last `N passed, M failed`; exit 1 when M
 // is not 0.
 func conformCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("conform", stderr)
-	fabric := fs.String("fabric", "cpu", "cpu, gpu, hybrid (acc64 split between GPU and CPU), or auto (every fabric present)")
+	setUsage(fs, fabricUsage(setFabrics)+" [--vectors PATH]... [--report DIR] [PATH...]")
+	fabric := fabricFlag(fs, "cpu", setFabrics)
 	var vpaths paths
 	fs.Var(&vpaths, "vectors", "a vector file or directory (repeatable, and any further arguments are more; default the repository's vectors/)")
 	report := fs.String("report", "", "write conformance.json and conformance.html here (one subdirectory per fabric when several run)")

@@ -91,16 +91,17 @@ func writeOutputs(outs []output) error {
 }
 
 // runDecodeSynth is `waiops decode int_synth --set int_synth.json --payload P
-// --out out.png [--raw out.rgb] [--fabric auto|cpu|gpu]`.
+// --out out.png [--raw out.rgb] [--fabric auto|cpu|gpu|hybrid]`.
 func runDecodeSynth(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("decode int_synth", stderr)
+	setUsage(fs, "--set int_synth.json --payload P --out out.png [--raw out.rgb] "+fabricUsage(graphFabrics))
 	set := fs.String("set", "", "the set's int_synth.json")
 	payload := fs.String("payload", "", "the payload (DECISIONS.md D)")
 	out := fs.String("out", "", "the PNG to write")
 	raw := fs.String("raw", "", "also write the frame as HWC RGB8 bytes")
-	fabric := fs.String("fabric", "auto", "auto, cpu or gpu")
+	fabric := fabricFlag(fs, "auto", graphFabrics)
 	if pos, err := parseArgs(fs, args); err != nil || len(pos) != 0 || *set == "" || *payload == "" || *out == "" {
-		fmt.Fprintln(stderr, "usage: waiops decode int_synth --set int_synth.json --payload P --out out.png [--raw out.rgb] [--fabric auto|cpu|gpu]")
+		fs.Usage()
 		return 2
 	}
 	in, err := readFiles(*set, *payload)
@@ -131,19 +132,20 @@ func runDecodeSynth(args []string, stdout, stderr io.Writer) int {
 }
 
 // runDecodeWorld is `waiops decode world --T T.whm --gs g_s.whm --z0 Z.json
-// --rows R.json --out DIR [--raw FILE] [--fabric auto|cpu|gpu]`: frame 0
+// --rows R.json --out DIR [--raw FILE] [--fabric auto|cpu|gpu|hybrid]`: frame 0
 // is g_s(z0), then one frame per action row, as DIR/frame_NNNN.png.
 func runDecodeWorld(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("decode world", stderr)
+	setUsage(fs, "--T T.whm --gs g_s.whm --z0 Z.json --rows R.json --out DIR [--raw FILE] "+fabricUsage(graphFabrics))
 	tPath := fs.String("T", "", "the transition network T.whm")
 	gsPath := fs.String("gs", "", "the synthesis network g_s.whm")
 	z0Path := fs.String("z0", "", "the initial latent, a §14.1 tensor")
 	rowsPath := fs.String("rows", "", "the action rows: a JSON array of rows of A plane values")
 	out := fs.String("out", "", "the directory for the frames")
 	raw := fs.String("raw", "", "also write every frame, concatenated, as HWC RGB8 bytes")
-	fabric := fs.String("fabric", "auto", "auto, cpu or gpu")
+	fabric := fabricFlag(fs, "auto", graphFabrics)
 	if pos, err := parseArgs(fs, args); err != nil || len(pos) != 0 || *tPath == "" || *gsPath == "" || *z0Path == "" || *rowsPath == "" || *out == "" {
-		fmt.Fprintln(stderr, "usage: waiops decode world --T T.whm --gs g_s.whm --z0 Z.json --rows R.json --out DIR [--raw FILE] [--fabric auto|cpu|gpu]")
+		fs.Usage()
 		return 2
 	}
 	in, err := readFiles(*tPath, *gsPath, *z0Path, *rowsPath)
@@ -188,24 +190,25 @@ func runDecodeWorld(args []string, stdout, stderr io.Writer) int {
 
 // runDecodeJPEGAI is `waiops decode jpegai --hs-y hs_y.json --hs-uv
 // hs_uv.json --norm norm.json --soz F --sorp F --sors F --grfs G.json --out
-// DIR [--fabric auto|cpu|gpu]`. The segment files hold each segment's
+// DIR [--fabric auto|cpu|gpu|hybrid]`. The segment files hold each segment's
 // payload; G.json is {"y": [160 flags], "uv": [96 flags]} (true/false or
 // 0/1). It writes DIR/<plane>/<name>.json for z, v, mask, likely,
 // sigma_idx and y_q, each a §14.1 tensor in canonical JSON.
 func runDecodeJPEGAI(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("decode jpegai", stderr)
+	setUsage(fs, "--hs-y hs_y.json --hs-uv hs_uv.json --norm norm.json --soz F --sorp F --sors F --grfs G.json --out DIR "+fabricUsage(graphFabrics))
 	paths := map[string]*string{}
 	for _, f := range []string{"hs-y", "hs-uv", "norm", "soz", "sorp", "sors", "grfs", "out"} {
 		paths[f] = fs.String(f, "", "")
 	}
-	fabric := fs.String("fabric", "auto", "auto, cpu or gpu")
+	fabric := fabricFlag(fs, "auto", graphFabrics)
 	pos, err := parseArgs(fs, args)
 	missing := err != nil || len(pos) != 0
 	for _, p := range paths {
 		missing = missing || *p == ""
 	}
 	if missing {
-		fmt.Fprintln(stderr, "usage: waiops decode jpegai --hs-y hs_y.json --hs-uv hs_uv.json --norm norm.json --soz F --sorp F --sors F --grfs G.json --out DIR [--fabric auto|cpu|gpu]")
+		fs.Usage()
 		return 2
 	}
 	in, err := readFiles(*paths["hs-y"], *paths["hs-uv"], *paths["norm"], *paths["soz"], *paths["sorp"], *paths["sors"], *paths["grfs"])

@@ -137,7 +137,7 @@ func TestDecodeJPEGAICommand(t *testing.T) {
 }
 
 // TestDecodeFabricsAgree decodes the corpus's acc32 int_synth set on the
-// CPU and on the GL fabric and requires the same bytes (§12). It skips
+// CPU, on the GL fabric and on the hybrid and requires the same bytes (§12). It skips
 // without a GL fabric unless gpu.Required.
 func TestDecodeFabricsAgree(t *testing.T) {
 	if _, err := plan.OpenGPU(); err != nil {
@@ -155,7 +155,7 @@ func TestDecodeFabricsAgree(t *testing.T) {
 	}
 	os.WriteFile(payload, append([]byte{10, 0, 10, 0, 2, 0, 5, 0, 0}, lat...), 0o644)
 	var raws [][]byte
-	for _, fabric := range []string{"cpu", "gpu"} {
+	for _, fabric := range []string{"cpu", "gpu", "hybrid"} {
 		raw := filepath.Join(tmp, fabric+".rgb")
 		so, se, rc := run("decode", "int_synth", "--set", filepath.Join(set, "set", "int_synth.json"), "--payload", payload,
 			"--out", filepath.Join(tmp, fabric+".png"), "--raw", raw, "--fabric", fabric)
@@ -165,7 +165,7 @@ func TestDecodeFabricsAgree(t *testing.T) {
 		b, _ := os.ReadFile(raw)
 		raws = append(raws, b)
 	}
-	if len(raws[0]) != 300 || !bytes.Equal(raws[0], raws[1]) {
-		t.Errorf("the GL fabric's frame differs from the CPU's")
+	if len(raws[0]) != 300 || !bytes.Equal(raws[0], raws[1]) || !bytes.Equal(raws[0], raws[2]) {
+		t.Errorf("gpu equal %t, hybrid equal %t: a frame differs from the CPU's", bytes.Equal(raws[0], raws[1]), bytes.Equal(raws[0], raws[2]))
 	}
 }

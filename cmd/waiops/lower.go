@@ -19,6 +19,7 @@ func init() {
 // whole, then refused (§14.3 keeps such sets).
 func runLower(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("lower", stderr)
+	setUsage(fs, "--lowering L [--capability C] FILE... --out DIR")
 	var capability *string
 	fs.Func("capability", "the capability string (default null)", func(s string) error { capability = &s; return nil })
 	lowering := fs.String("lowering", "", "the §13 lowering: int_synth/1, whm1/1, wam1/1, wmb1/1, world/1 or jpegai-int/1")
@@ -28,7 +29,7 @@ func runLower(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *lowering == "" || *out == "" || len(names) == 0 {
-		fmt.Fprintln(stderr, "usage: waiops lower --lowering L [--capability C] FILE... --out DIR")
+		fs.Usage()
 		return 2
 	}
 	files := make([]drivers.File, len(names))

@@ -31,10 +31,24 @@ func main() {
 	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// dispatch runs the command args name. `waiops help` (or -h, --help)
+// lists every command on stdout, exit 0; `waiops help GROUP` and `waiops
+// GROUP --help` list a group's ("decode", "vectors"), exit 0. No command,
+// a group without its subcommand or an unknown name is a usage error: the
+// list goes to stderr, exit 2.
 func dispatch(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stderr)
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "waiops: give a command")
+		usage(stderr, "")
 		return 2
+	}
+	if isHelp(args[0]) {
+		if len(args) > 1 && len(group(args[1])) > 0 {
+			usage(stdout, args[1])
+			return 0
+		}
+		usage(stdout, "")
+		return 0
 	}
 	// A command may be two words ("vectors gen"): try the longer name first.
 	if len(args) >= 2 {
@@ -42,22 +56,55 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 			return c.run(args[2:], stdout, stderr)
 		}
 	}
-	c, ok := commands[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "waiops: unknown command %q\n", args[0])
-		usage(stderr)
+	if c, ok := commands[args[0]]; ok {
+		return c.run(args[1:], stdout, stderr)
+	}
+	if len(group(args[0])) > 0 {
+		switch {
+		case len(args) == 1:
+			fmt.Fprintf(stderr, "waiops %s: give a subcommand\n", args[0])
+		case isHelp(args[1]):
+			usage(stdout, args[0])
+			return 0
+		default:
+			fmt.Fprintf(stderr, "waiops: unknown command %q\n", args[0]+" "+args[1])
+		}
+		usage(stderr, args[0])
 		return 2
 	}
-	return c.run(args[1:], stdout, stderr)
+	fmt.Fprintf(stderr, "waiops: unknown command %q\n", args[0])
+	usage(stderr, "")
+	return 2
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: waiops <command> [flags] [args]")
-	names := make([]string, 0, len(commands))
+func isHelp(a string) bool { return a == "help" || a == "-h" || a == "--help" }
+
+// group lists the commands of a group ("decode int_synth", ... for
+// "decode"), sorted; none when name is no group.
+func group(name string) []string {
+	var out []string
 	for n := range commands {
-		names = append(names, n)
+		if strings.HasPrefix(n, name+" ") {
+			out = append(out, n)
+		}
 	}
-	sort.Strings(names)
+	sort.Strings(out)
+	return out
+}
+
+// usage lists the commands of group g, or every command when g is "".
+func usage(w io.Writer, g string) {
+	names := group(g)
+	if g == "" {
+		fmt.Fprintln(w, "usage: waiops <command> [flags] [args]  (waiops <command> -h: its flags)")
+		names = names[:0]
+		for n := range commands {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+	} else {
+		fmt.Fprintf(w, "usage: waiops %s <subcommand> [flags] [args]\n", g)
+	}
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-16s %s\n", n, commands[n].summary)
 	}
@@ -95,6 +142,7 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("waiops "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	setUsage(fs, "")
 	return fs
 }
 

@@ -53,13 +53,14 @@ func fileForm(flag, path string, b []byte) (prior.Form, error) {
 // runPriorEncode is `waiops prior encode --form F NATIVE > FILE`.
 func runPriorEncode(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior encode", stderr)
+	setUsage(fs, "--form safetensors|gguf|nnc NATIVE > FILE")
 	form := formFlag(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
 	}
 	if len(pos) != 1 || *form == "" {
-		fmt.Fprintln(stderr, "usage: waiops prior encode --form safetensors|gguf|nnc NATIVE > FILE")
+		fs.Usage()
 		return 2
 	}
 	f, err := fileForm(*form, "", nil)
@@ -83,13 +84,14 @@ func runPriorEncode(args []string, stdout, stderr io.Writer) int {
 // readPriorFile reads the one positional argument and its form.
 func readPriorFile(name string, args []string, stderr io.Writer) (prior.Form, []byte, bool) {
 	fs := newFlags(name, stderr)
+	setUsage(fs, "[--form safetensors|gguf|nnc] FILE")
 	form := formFlag(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return "", nil, false
 	}
 	if len(pos) != 1 {
-		fmt.Fprintf(stderr, "usage: waiops %s [--form safetensors|gguf|nnc] FILE\n", name)
+		fs.Usage()
 		return "", nil, false
 	}
 	b, err := os.ReadFile(pos[0])

@@ -52,7 +52,7 @@ func ransInput(name string, args []string, stdin io.Reader, stderr io.Writer) (m
 	fs := newFlags(name, stderr)
 	modesOf := ransFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: waiops %s [flags] [FILE]\n%s", name, ransHelp)
+		fmt.Fprintf(stderr, "usage: waiops %s [--table t4097|t2] [--escape lenient|strict] [--end canonical|final_only] [--lo N] [--hi N] [FILE]\n%s", name, ransHelp)
 		fs.PrintDefaults()
 	}
 	pos, err := parseArgs(fs, args)

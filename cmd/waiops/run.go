@@ -19,18 +19,20 @@ func init() {
 }
 
 // runCmd is `waiops run GRAPH.whg1 --inputs IN.json [--scalars 1,2]
-// [--fabric auto|cpu|gpu|hybrid]` (issue 2 item 5, issue 6 items 3 and 5).
+// [--fabric auto|cpu|gpu|hybrid]`: §4's run of one decode, or a sequence of
+// decodes through one state (§10.3).
 func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("run", stderr)
+	setUsage(fs, "GRAPH.whg1 --inputs IN.json [--scalars 1,2] "+fabricUsage(graphFabrics))
 	inPath := fs.String("inputs", "", "JSON file: an array of data input tensors (one decode), or {\"decodes\":[{\"inputs\":[...],\"scalars\":[...]}]}")
 	scalarList := fs.String("scalars", "", "comma-separated scalar values for a single decode")
-	fabric := fs.String("fabric", "auto", "auto, cpu, gpu, or hybrid (acc64: the nodes that fit acc32 on the GPU, the rest on the CPU; opt-in)")
+	fabric := fabricFlag(fs, "auto", graphFabrics)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
 	}
 	if len(pos) != 1 || *inPath == "" {
-		fmt.Fprintln(stderr, "usage: waiops run GRAPH.whg1 --inputs IN.json [--scalars 1,2] [--fabric auto|cpu|gpu|hybrid]")
+		fs.Usage()
 		return 2
 	}
 	choice, err := plan.ParseChoice(*fabric)

@@ -17,13 +17,14 @@ func init() {
 // under a part's directories that it no longer generates are removed.
 func vectorsGen(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("vectors gen", stderr)
+	setUsage(fs, "--out DIR")
 	out := fs.String("out", "", "the corpus root to write (the repository's is vectors/)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
 	}
 	if *out == "" || len(pos) != 0 {
-		fmt.Fprintln(stderr, "usage: waiops vectors gen --out DIR")
+		fs.Usage()
 		return 2
 	}
 	parts, err := vectors.WriteParts(*out)
@@ -46,12 +47,13 @@ func vectorsGen(args []string, stdout, stderr io.Writer) int {
 // regenerated and compared with DIR's, no file more or less.
 func vectorsCheck(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("vectors check", stderr)
+	setUsage(fs, "DIR")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
 	}
 	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "usage: waiops vectors check DIR")
+		fs.Usage()
 		return 2
 	}
 	c, err := vectors.Project(pos[0])

@@ -8,7 +8,9 @@ prior-carriage.md §17 to §19's corpus paragraphs, the cases that need no netwo
   sets (*.wsk1, the sealed-headers broken one way each under sealed/), their
   plaintexts and keys files (keys*.json, DECISIONS H8: the key protects nothing),
   and wai.prior.set listings (*.listing) with their files under a directory of
-  the same stem (DECISIONS H1).
+  the same stem (DECISIONS H1); chunk-tree heads (tree/*.wtr1, broken ones
+  under tree/broken/) with the sets they name, and plans (plans/, broken ones
+  under plans/malformed/).
 - ` + "`cases.jsonl`" + `: one canonical JSON line per case, sorted by id:
   ` + "`{\"expect\":…,\"id\":…,\"inputs\":{…},\"op\":…}`" + `. ` + "`expect`" + ` is
   ` + "`{\"ok\": result}`" + ` or ` + "`{\"refuse\": code}`" + ` with a code of §20 (or
@@ -27,12 +29,22 @@ Ops and their inputs and results:
 - ` + "`hold`" + ` {listing, dir}: DECISIONS H1 and §18.1: every file of the listing
   read from files/<dir>/<path> and checked, then the bound statement; result
   {digest, files, usage}, usage null or the usage op's result.
+- ` + "`tree`" + ` {set, g, inner_form}: §19.1's head written for pieces of 2^g chunks;
+  result the head's fields (as ` + "`head`" + `'s) and its sha256.
+- ` + "`head`" + ` {head}: §19.1's three checks; result {g, inner, inner_form, length,
+  pieces, root}, as ` + "`waiops prior head`" + ` prints them.
+- ` + "`verify`" + ` {head, set}: §19.2 steps 2 and 3 over the held file; result
+  {inner, length}.
+- ` + "`pieces`" + ` {head, set}: each piece checked on its own, as a fetcher checks one;
+  result {failed}, the pieces that do not verify.
+- ` + "`plan`" + ` {plan}: §17.2 applied to a plan (DECISIONS H6, plans/); result the
+  outcome as ` + "`waiops prior plan`" + ` prints it.
 
 Adding an op: a file in carriage/corpus registers it in an init,
 ` + "`ops[\"name\"] = func(in *Inputs) (any, error)`" + `, and its cases with
 ` + "`gens = append(gens, func(g *Gen) { … })`" + `: g.File adds files/<name>, g.Case(id,
 op, inputs, code) runs the op at once and refuses a case whose outcome is not
 the code stated ("" for a result). Ids start with the op's family
-(` + "`usage.`, `sealed.`, `hold.`" + `). A family appends the §20 codes its cases must
+(` + "`usage.`, `sealed.`, `hold.`, `tree.`, `plan.`" + `). A family appends the §20 codes its cases must
 reach to ` + "`reach`" + `; the corpus test requires a case reaching each.
 `

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"runtime"
+	"sync"
 
 	"github.com/waiops/waiops/cpuref/dot"
 	"github.com/waiops/waiops/tensor"
@@ -116,6 +117,20 @@ type packed16 struct {
 	taps   []*dot.Taps
 }
 
+// packPool keeps packed inputs between decodes, so that a decode reuses
+// memory the last one touched rather than faulting in fresh pages.
+var packPool sync.Pool // of *[]int16
+
+// getPacked is a zeroed []int16 of n elements from packPool, or a new one.
+func getPacked(n int) []int16 {
+	if b, _ := packPool.Get().(*[]int16); b != nil && cap(*b) >= n {
+		d := (*b)[:n]
+		clear(d)
+		return d
+	}
+	return make([]int16, n)
+}
+
 // pack16 packs x for output rows of Wo columns, with the tap offsets of
 // each group, or returns false when the packed copy would pass
 // 4·len(x) + 2^20 elements (a padding or kernel far larger than the input),
@@ -133,7 +148,7 @@ func (k *convKernel) pack16(x *tensor.T, Wo int) (*packed16, bool) {
 	if total > 4*len(x.Data)+1<<20 || total > math.MaxInt32 {
 		return nil, false
 	}
-	pk := &packed16{data: make([]int16, total), rowLen: rowLen, n: n}
+	pk := &packed16{data: getPacked(total), rowLen: rowLen, n: n}
 	// Pairs go to separate goroutines: channels 2p and 2p + 1 interleave.
 	_ = parallelRows(0, np, 2*H*W, func(p0, p1 int) error {
 		for c := 2 * p0; c < min(C, 2*p1); c++ {
@@ -196,7 +211,12 @@ func (k *convKernel) simdRows(x *tensor.T, chunk, Wo, y0, y1 int, put rowSink) (
 	if !ok {
 		return false, nil
 	}
+	defer packPool.Put(&pk.data)
 	cout, sh := int(k.p.Cout), int(k.p.SH)
+	cols := simdCols
+	if k.og == 1 {
+		cols = pk.n // no two channels read the same input: whole rows a call
+	}
 	work := k.w16.ntap * 2 * pk.n
 	// Each row goes in blocks of simdCols columns, each block through every
 	// output channel before the next, so the block's input stays in cache.
@@ -205,8 +225,8 @@ func (k *convKernel) simdRows(x *tensor.T, chunk, Wo, y0, y1 int, put rowSink) (
 		for oy := r0; oy < r1; oy++ {
 			clear(acc)
 			xs := pk.data[oy*sh*pk.rowLen:]
-			for c0 := 0; c0 < pk.n; c0 += simdCols {
-				cols := min(simdCols, pk.n-c0)
+			for c0 := 0; c0 < pk.n; c0 += cols {
+				cols := min(cols, pk.n-c0)
 				for o := o0; o < o1; o++ {
 					a, nt := acc[(o-o0)*pk.n+c0:][:cols], k.w16.ntap
 					var ok bool

@@ -49,7 +49,9 @@ func simdCases() []simdCase {
 // BenchmarkSIMD runs issue 16's convolutions, i8 weights and inputs, on
 // today's exact path without the dot kernels ("old": the i32 lanes path)
 // and on cpuref/dot's selected kernel ("dot"), at 1 goroutine and at
-// GOMAXPROCS, side by side in one run, in multiply-accumulates per second.
+// GOMAXPROCS, side by side in one run, in multiply-accumulates per second
+// of wall time (MAC/s) and per CPU-second times the goroutines (MAC/s-cpu,
+// which other jobs on the machine do not lower).
 // dot.BenchmarkPeak is the machine's figure to read them against.
 func BenchmarkSIMD(b *testing.B) {
 	saved, procs := simd, runtime.GOMAXPROCS(0)
@@ -66,12 +68,18 @@ func BenchmarkSIMD(b *testing.B) {
 					simd = on
 					runtime.GOMAXPROCS(th)
 					defer runtime.GOMAXPROCS(procs)
+					t0 := cpuTime()
 					for b.Loop() {
 						if err := c.run(); err != nil {
 							b.Fatal(err)
 						}
 					}
 					report(b, c.macs, "MAC/s")
+					if cpu := cpuTime() - t0; cpu > 0 && t0 > 0 {
+						// MAC per CPU-second, times the goroutines: the
+						// wall figure on th cores of an otherwise idle machine.
+						b.ReportMetric(float64(c.macs)*float64(b.N)*float64(th)/cpu.Seconds(), "MAC/s-cpu")
+					}
 				})
 			}
 		}

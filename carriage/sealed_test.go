@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/waiops/waiops/refusal"
@@ -160,6 +161,11 @@ func TestOpenChecks(t *testing.T) {
 		h = append(h, form...)
 		return append(h, b[5:]...)
 	}
+	// A statement of 65 537 bytes, held in the file: step 1 refuses u
+	// before step 3 would refuse the statement.
+	heldU := binary.LittleEndian.AppendUint32(bytes.Clone(good[:69]), 65537)
+	heldU = append(heldU, make([]byte, 65537)...)
+	heldU = append(binary.LittleEndian.AppendUint64(heldU, 1), 0)
 	for _, c := range []struct {
 		name string
 		b    []byte
@@ -171,6 +177,7 @@ func TestOpenChecks(t *testing.T) {
 		{"4 bytes", good[:4], keys, SealedMalformed},
 		{"magic", edit(func(b []byte) []byte { b[3] = '2'; return b }), keys, SealedMalformed},
 		{"k 65", edit(func(b []byte) []byte { b[4] = 65; return b }), keys, SealedMalformed},
+		{"k 65, a form of 65 bytes", withForm(strings.Repeat("a", 65)), keys, SealedMalformed},
 		{"ends inside kid", good[:20], keys, SealedMalformed},
 		{"ends inside the statement", good[:73+u-1], keys, SealedMalformed},
 		{"ends inside L", good[:81+u-1], keys, SealedMalformed},
@@ -178,6 +185,8 @@ func TestOpenChecks(t *testing.T) {
 		{"u 65537", edit(func(b []byte) []byte { return le32(b, 69, 65537) }), keys, SealedMalformed},
 		{"u past the file", edit(func(b []byte) []byte { return le32(b, 69, 65536) }), keys, SealedMalformed},
 		{"L 0", edit(func(b []byte) []byte { return le64(b, 73+u, 0) }), keys, SealedMalformed},
+		{"L 0, no ciphertext", edit(func(b []byte) []byte { return le64(b[:81+u], 73+u, 0) }), keys, SealedMalformed},
+		{"u 65537, held", heldU, keys, SealedMalformed},
 		{"L 2^40 + 1", edit(func(b []byte) []byte { return le64(b, 73+u, 1<<40+1) }), keys, SealedMalformed},
 		{"L 2^40, past the file", edit(func(b []byte) []byte { return le64(b, 73+u, 1<<40) }), keys, SealedMalformed},
 		{"L one short", edit(func(b []byte) []byte { return le64(b, 73+u, 299) }), keys, SealedMalformed},

@@ -175,6 +175,7 @@ func TestUsageReasons(t *testing.T) {
 		{statement(`"(MIT"`, `null`), "unbalanced parentheses"},
 		{statement(`"MIT)"`, `null`), "unbalanced parentheses"},
 		{statement(`"DocumentRef-a:MIT"`, `null`), "LicenseRef-"},
+		{statement(`"(MIT OR BSD) WITH a"`, `null`), "simple expression"},
 		{statement(`"LicenseRef-a+"`, `null`), "'+' follows a licence identifier only"},
 		{statement(`"`+strings.Repeat("a", 1025)+`"`, `null`), "1024"},
 		{statement(`null`, `"http://example.com/"`), "https"},

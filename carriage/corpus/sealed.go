@@ -218,13 +218,14 @@ func genSealed(g *Gen) {
 		code refusal.Code
 	}{
 		{"magic", set(bytes.Clone(title), 0, []byte("WSK2")), keys, carriage.SealedMalformed},
-		{"k_65", set(bytes.Clone(title), 4, []byte{65}), keys, carriage.SealedMalformed},
+		{"k_65", build(func(h *carriage.Header) { h.InnerForm = strings.Repeat("w", 65) }), keys, carriage.SealedMalformed},
 		{"form_byte", build(func(h *carriage.Header) { h.InnerForm = "wai.prior safetensors" }), keys, carriage.SealedMalformed},
 		{"ends_in_kid", title[:5+k+8], keys, carriage.SealedMalformed},
 		{"ends_in_statement", title[:73+k+u/2], keys, carriage.SealedMalformed},
 		{"u_65537", set(bytes.Clone(title), 69+k, le32(65537)), keys, carriage.SealedMalformed},
+		{"u_65537_held", build(func(h *carriage.Header) { h.Usage = make([]byte, 65537) }), keys, carriage.SealedMalformed},
 		{"u_past_the_file", set(bytes.Clone(title), 69+k, le32(65536)), keys, carriage.SealedMalformed},
-		{"l_0", set(bytes.Clone(title), 73+k+u, le64(0)), keys, carriage.SealedMalformed},
+		{"l_0", set(bytes.Clone(title[:81+k+u]), 73+k+u, le64(0)), keys, carriage.SealedMalformed},
 		{"l_past_2_40", set(bytes.Clone(title), 73+k+u, le64(1<<40+1)), keys, carriage.SealedMalformed},
 		{"l_2_40_past_the_file", set(bytes.Clone(title), 73+k+u, le64(1<<40)), keys, carriage.SealedMalformed},
 		{"l_one_short", set(bytes.Clone(title), 73+k+u, le64(h.Length-1)), keys, carriage.SealedMalformed},

@@ -31,6 +31,8 @@ go test ./plan -run '^$' -fuzz '^FuzzLoadDecode$' -fuzztime 10s 2>&1 | tail -n 2
 for t in FuzzUsage FuzzSealedHeader; do
   go test ./carriage -run '^$' -fuzz "^$t\$" -fuzztime 5s 2>&1 | tail -n 25
 done
+go test ./carriage/tree -run '^$' -fuzz '^FuzzTreeHead$' -fuzztime 5s 2>&1 | tail -n 25
+go test ./carriage/amortise -run '^$' -fuzz '^FuzzPlan$' -fuzztime 5s 2>&1 | tail -n 25
 
 echo "== corpus: vectors check"
 go build -o "$out/waiops" ./cmd/waiops

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/waiops/waiops/carriage/corpus"
 	"github.com/waiops/waiops/plan"
 	"github.com/waiops/waiops/stage"
 	"github.com/waiops/waiops/vectors"
@@ -24,7 +25,8 @@ func (p *paths) Set(s string) error { *p = append(*p, s); return nil }
 
 // conformCmd is `waiops conform [--fabric all|cpu|gpu|hybrid] [--vectors PATH...]
 // [--report DIR] [PATH...]`: every vector whose profiles include the fabric's profile
-// (cpu: acc64, gpu: acc32), and on the CPU fabric every stage vector. It
+// (cpu: acc64, gpu: acc32), and on the CPU fabric every stage vector; with
+// no paths, the repository's vectors/carriage cases as well. It
 // prints one line per failure and last `N passed, M failed`; exit 1 when M
 // is not 0.
 func conformCmd(args []string, stdout, stderr io.Writer) int {
@@ -41,12 +43,16 @@ func conformCmd(args []string, stdout, stderr io.Writer) int {
 	// Arguments without a flag are more vector paths, wherever they stand.
 	vpaths = append(vpaths, pos...)
 	var c *vectors.Corpus
+	carriageDir := "" // the project's vectors/carriage, run beside the fabrics
 	if len(vpaths) == 0 {
 		root, err := repoVectors()
 		if err != nil {
 			return fail(err, stdout, stderr)
 		}
 		c, err = vectors.Project(root)
+		if _, serr := os.Stat(filepath.Join(root, "carriage", "cases.jsonl")); serr == nil {
+			carriageDir = filepath.Join(root, "carriage")
+		}
 	} else {
 		c, err = vectors.Open(vpaths)
 	}
@@ -83,6 +89,21 @@ func conformCmd(args []string, stdout, stderr io.Writer) int {
 				return fail(err, stdout, stderr)
 			}
 		}
+	}
+	// prior-carriage §17 to §19's cases are files in and files out on no
+	// fabric: they run once, and no report holds them.
+	if carriageDir != "" {
+		r, err := corpus.Run(carriageDir)
+		if err != nil {
+			return fail(err, stdout, stderr)
+		}
+		for _, fl := range r.Failures {
+			fmt.Fprintf(stdout, "carriage: %s\n", fl)
+		}
+		if len(fabrics) > 1 {
+			fmt.Fprintf(stdout, "carriage: %d passed, %d failed\n", r.Passed, len(r.Failures))
+		}
+		passed, failed = passed+r.Passed, failed+len(r.Failures)
 	}
 	fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
 	if failed > 0 {

@@ -98,7 +98,8 @@ func PieceSize(g uint8) uint64 { return ChunkSize << g }
 // Pieces is ⌈L / P⌉ for L ≥ 1, without overflow.
 func Pieces(length uint64, g uint8) uint64 { return (length-1)>>(10+g) + 1 }
 
-// Piece is piece i's offset and length: bytes i·P to min((i+1)·P, L).
+// Piece is piece i's offset and length, for 0 ≤ i < n: bytes i·P to
+// min((i+1)·P, L).
 func (h *Head) Piece(i int) (off, n uint64) {
 	p := PieceSize(h.G)
 	off = uint64(i) * p
@@ -258,9 +259,10 @@ func Verify(h *Head, r io.Reader) ([]int, error) {
 	reached := 0
 	limited := io.LimitReader(r, int64(min(h.Length, math.MaxInt64)))
 	if _, _, err := scan(limited, h.G, h.Length, sum, func(i int, v [32]byte, n uint64) {
+		// The scan stops at L bytes, so i < n. A piece the file ends inside
+		// is short, and fails.
 		reached = i + 1
-		// A piece the file ends inside is short, and fails.
-		if _, want := h.Piece(i); i >= len(h.Values) || n != want || v != h.Values[i] {
+		if _, want := h.Piece(i); n != want || v != h.Values[i] {
 			failed = append(failed, i)
 		}
 	}); err != nil {

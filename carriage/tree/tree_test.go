@@ -180,6 +180,18 @@ func TestRootLargeEnd(t *testing.T) {
 	}
 }
 
+// TestRootLargeG: pieces of several 16-chunk groups, g = 5 to 16, at two
+// pieces (the last of one byte) and, for g up to 12, two and a half.
+func TestRootLargeG(t *testing.T) {
+	for g := uint8(5); g <= MaxG; g++ {
+		p := PieceSize(g)
+		checkRoot(t, g, p+1)
+		if g <= 12 {
+			checkRoot(t, g, 2*p+p/2+1)
+		}
+	}
+}
+
 func checkRoot(t *testing.T, g uint8, l uint64) {
 	t.Helper()
 	h, err := Write(&pattern{n: l}, int(g), "")

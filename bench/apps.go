@@ -29,7 +29,7 @@ func framesOf(fs []drivers.Frame) []*tensor.T {
 	return out
 }
 
-// Apps times the decoders users run (issue 10): an int_synth decode of a
+// Apps times the decoders users run: an int_synth decode of a
 // 4-layer set at 256×256 output, lowering and certificate included as a
 // sink without a cache makes it, and a world/1 render of 32 frames, on
 // every fabric, in frames per second. want picks which of "int_synth" and

@@ -8,7 +8,7 @@ import (
 	"github.com/waiops/waiops/whg1"
 )
 
-// BenchmarkConv3x3_64x64_128 is issue 2's speed figure: conv 3×3, 64 → 64
+// BenchmarkConv3x3_64x64_128 times conv 3×3, 64 → 64
 // channels, 128×128, padding 1, i8-range inputs and weights (the lanes
 // path, whose rows go to cpuref/dot where simd is on), reported in
 // multiply-accumulates per second.

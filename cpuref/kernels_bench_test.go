@@ -27,7 +27,7 @@ func report(b *testing.B, work int, unit string) {
 	b.ReportMetric(float64(work)*float64(b.N)/b.Elapsed().Seconds(), unit)
 }
 
-// BenchmarkConvT3x3s2_64x64_64 is issue 2's conv_transpose figure: 3×3,
+// BenchmarkConvT3x3s2_64x64_64 times conv_transpose 3×3,
 // stride 2, padding 1, output padding 1, 64 → 64 channels, 64×64 input
 // (128×128 output), i8 weights and inputs, in multiply-accumulates (the
 // cin·cout·9·H·W products of the scatter form) per second.

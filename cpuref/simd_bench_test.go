@@ -37,16 +37,28 @@ func simdCases() []simdCase {
 	xt := benchInput(r, c, n)
 	outT := tensor.New(tensor.Shape{C: c, H: 2 * n, W: 2 * n})
 	kt := newConvT(pt, c)
+	pg := &whg1.Contraction{Groups: 8, RQ: whg1.RQ{SKind: 1, Shift: []uint8{12}}}
+	xg := benchInput(r, c, n)
+	g := tensor.New(tensor.Shape{C: c, H: 1, W: c / 8})
+	outG := tensor.New(xg.Shape)
+	gramApply := func() error {
+		if err := gram(pg, xg, xg, g); err != nil {
+			return err
+		}
+		return apply(pg, g, xg, outG)
+	}
 	return []simdCase{
 		conv("conv3x3_64x64_128", 64, 64, 3, 1, 128),
 		conv("conv3x3_64x64_256", 64, 64, 3, 1, 256),
 		conv("conv1x1_128x128_128", 128, 128, 1, 1, 128),
 		conv("dwconv3x3_64_128", 64, 64, 3, 64, 128),
 		{"convT3x3s2_64x64_64", c * c * 9 * n * n, func() error { return kt.run(xt, outT) }},
+		// gram then apply, 64 channels in 8 groups at 64×64: 2·C·d·H·W.
+		{"gram_apply_64x64_64", 2 * c * (c / 8) * n * n, gramApply},
 	}
 }
 
-// BenchmarkSIMD runs issue 16's convolutions, i8 weights and inputs, on
+// BenchmarkSIMD runs the convolutions of simdCases, i8 weights and inputs, on
 // today's exact path without the dot kernels ("old": the i32 lanes path)
 // and on cpuref/dot's selected kernel ("dot"), at 1 goroutine and at
 // GOMAXPROCS, side by side in one run, in multiply-accumulates per second

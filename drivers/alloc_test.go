@@ -8,7 +8,7 @@ import (
 	"github.com/waiops/waiops/refusal"
 )
 
-// Allocation bounds (issue 18 item 3): a small input that declares a huge
+// Allocation bounds: a small input that declares a huge
 // size is refused with its code, allocating less than 1 MiB beyond itself.
 func TestAllocBoundsDrivers(t *testing.T) {
 	le32 := binary.LittleEndian.AppendUint32

@@ -1,6 +1,6 @@
 package gpu
 
-// Split is where one decode's time went on the GL fabric (issue 17 item 4):
+// Split is where one decode's time went on the GL fabric:
 // the host's time in each kind of GL call and the device's time for the
 // same calls, read from GL timer queries (GL_TIME_ELAPSED). It is taken by
 // Program.DecodeSplit only; a plain Decode records nothing.

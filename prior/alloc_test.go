@@ -8,7 +8,7 @@ import (
 	"github.com/waiops/waiops/refusal"
 )
 
-// Allocation bounds (issue 18 item 3): a small file that declares a huge
+// Allocation bounds: a small file that declares a huge
 // size or count is refused with its code, and reading it allocates less
 // than 1 MiB beyond the file.
 

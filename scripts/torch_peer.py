@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch peer of waiops' conv (issue 17): the same 3x3 64->64 conv on the
+"""PyTorch peer of waiops' conv: the same 3x3 64->64 conv on the
 same int8 data, through cuDNN in fp32, TF32 and fp16, timed with CUDA events,
 set beside our figures as time ratios.
 

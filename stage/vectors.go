@@ -3,7 +3,6 @@ package stage
 import (
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/waiops/waiops/cjson"
 	"github.com/waiops/waiops/refusal"
@@ -109,6 +108,3 @@ func decoded(v any) any {
 	}
 	return d
 }
-
-// str is the decimal-string form of an integer operand.
-func str(v int64) string { return strconv.FormatInt(v, 10) }

@@ -90,7 +90,8 @@ func TestWorked(t *testing.T) {
 	}
 }
 
-// TestOutcomeJSON: the canonical JSON of issue 14's CLI form, by hand.
+// TestOutcomeJSON: the canonical JSON of a §17.2 outcome, as `waiops prior
+// plan` prints it, by hand.
 func TestOutcomeJSON(t *testing.T) {
 	p, err := Read([]byte(WorkedPlans[0].Plan))
 	if err != nil {

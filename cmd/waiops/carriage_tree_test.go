@@ -12,8 +12,8 @@ import (
 	"github.com/zeebo/blake3"
 )
 
-// TestPriorTreeCommands: tree writes a head, head prints its fields as
-// issue 14 gives them, verify passes the set and names a changed piece;
+// TestPriorTreeCommands: tree writes a head, head prints its fields
+// (§19.1), verify passes the set and names a changed piece;
 // flags stand before or after the positionals; refusals exit 3.
 func TestPriorTreeCommands(t *testing.T) {
 	tmp := t.TempDir()

@@ -19,7 +19,7 @@ type gpuInfo struct {
 	Features gpu.Features      `json:"features"`
 }
 
-// gpuInfoCmd is `waiops gpu info` (issue 17): the GL fabric's identity and
+// gpuInfoCmd is `waiops gpu info`: the GL fabric's identity and
 // limits as conformance reports give them, and its features, as one JSON
 // object. Without a GL context it says why on stderr, exit 2.
 func gpuInfoCmd(args []string, stdout, stderr io.Writer) int {

@@ -113,8 +113,8 @@ func Allocated(fn func()) uint64 {
 	return b.TotalAlloc - a.TotalAlloc
 }
 
-// MiB is the allocation bound of issue 18's item 3: a refused input may
-// allocate less than this beyond its own length.
+// MiB is the allocation bound the refusal tests hold readers to: a refused
+// input may allocate less than this beyond its own length.
 const MiB = 1 << 20
 
 // Bounded runs fn, which must refuse with code, and fails t when it

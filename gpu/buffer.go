@@ -43,6 +43,7 @@ func (d *Device) alloc(n int, data []int32) *buffer {
 		gl.BindBuffer(gl.SHADER_STORAGE_BUFFER, id)
 		gl.BufferData(gl.SHADER_STORAGE_BUFFER, 4*size, ptr, gl.DYNAMIC_COPY)
 		b.ids = append(b.ids, id)
+		live.buffers.Add(1)
 	}
 	return b
 }
@@ -69,6 +70,7 @@ func (d *Device) download(b *buffer) []int32 {
 func (b *buffer) free() {
 	if b != nil && len(b.ids) > 0 {
 		gl.DeleteBuffers(int32(len(b.ids)), &b.ids[0])
+		live.buffers.Add(-int64(len(b.ids)))
 		b.ids = nil
 	}
 }

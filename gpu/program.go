@@ -13,14 +13,15 @@ import (
 )
 
 // Program is a graph loaded on the device against acc32: each operator's
-// parameters live on the device from Load on. It implements whg1.Decoder;
-// decodes through one Program are serialised on the GL thread.
+// parameters live on the device from Load until Close. It implements
+// whg1.Decoder; decodes through one Program are serialised on the GL thread.
 type Program struct {
-	d    *Device
-	g    *whg1.Graph
-	ops  []prepared
-	prm  []*buffer  // each operator's parameter array, nil where it has none
-	drop [][]uint32 // the tensors freed once each operator has run (whg1.Graph.Drops)
+	d      *Device
+	g      *whg1.Graph
+	ops    []prepared
+	prm    []*buffer  // each operator's parameter array, nil where it has none
+	drop   [][]uint32 // the tensors freed once each operator has run (whg1.Graph.Drops)
+	closed bool       // set by Close, on the GL thread
 }
 
 var _ whg1.Decoder = (*Program)(nil)
@@ -70,6 +71,7 @@ func (d *Device) Load(b []byte) (*Program, error) {
 		}
 	}
 	p.drop = g.Drops()
+	live.programs.Add(1)
 	err = d.th.call(func() error {
 		for i, op := range p.ops {
 			if op.prm != nil {
@@ -89,13 +91,18 @@ func (d *Device) Load(b []byte) (*Program, error) {
 // Graph is the loaded graph.
 func (p *Program) Graph() *whg1.Graph { return p.g }
 
-// Close releases the parameters on the device; the Program is not used
-// after it.
+// Close releases the parameters on the device. A second Close does
+// nothing; a Decode after Close returns ErrClosed.
 func (p *Program) Close() error {
 	return p.d.th.call(func() error {
+		if p.closed {
+			return nil
+		}
 		for _, b := range p.prm {
 			b.free()
 		}
+		p.closed = true
+		live.programs.Add(-1)
 		return nil
 	})
 }
@@ -119,6 +126,9 @@ func (p *Program) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, erro
 	}
 	var outs [][]int32
 	err = p.d.th.call(func() error {
+		if p.closed {
+			return ErrClosed
+		}
 		var err error
 		outs, err = p.run(pl, host)
 		return err

@@ -3,10 +3,12 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/bits"
 	"slices"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/refusal"
@@ -74,13 +76,14 @@ type Run struct {
 }
 
 // HybridProgram is a graph loaded on the hybrid fabric. Its fields are
-// read-only after Load.
+// read-only after Load, but for closed.
 type HybridProgram struct {
 	g    *whg1.Graph
 	runs []hybridRun
 	// drop[i] lists the tensors a decode lets go of once run i has run:
 	// whg1.Graph.Drops of the run's operators.
-	drop [][]uint32
+	drop   [][]uint32
+	closed atomic.Bool
 }
 
 // hybridRun is one run loaded as a sub-graph: in and out are the original
@@ -138,6 +141,7 @@ func (h *HybridFabric) Load(b []byte) (whg1.Decoder, *whg1.Graph, error) {
 		r := &p.runs[i]
 		if r.dec == nil {
 			if err := r.load(cpu, g, gb, declared); err != nil {
+				p.Close() // the GPU runs loaded so far
 				return nil, nil, fmt.Errorf("hybrid: ops %d–%d on the CPU: %w", r.First, r.End-1, err)
 			}
 		}
@@ -307,6 +311,21 @@ func mulSat(vs ...uint64) uint64 {
 	return p
 }
 
+// Close releases the runs loaded on the GL fabric (their gpu.Programs). A
+// second Close does nothing; a Decode after Close returns ErrClosed.
+func (p *HybridProgram) Close() error {
+	if p.closed.Swap(true) {
+		return nil
+	}
+	var errs []error
+	for _, r := range p.runs {
+		if c, ok := r.dec.(io.Closer); ok {
+			errs = append(errs, c.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // Runs lists the program's runs in graph order.
 func (p *HybridProgram) Runs() []Run {
 	rs := make([]Run, len(p.runs))
@@ -325,6 +344,9 @@ func (p *HybridProgram) Runs() []Run {
 // run forms no value that can refuse (§7.2). The inputs are not modified.
 func (p *HybridProgram) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, error) {
 	g := p.g
+	if p.closed.Load() {
+		return nil, ErrClosed
+	}
 	if _, err := g.PlanInputs(inputs, scalars); err != nil {
 		return nil, err
 	}

@@ -77,9 +77,14 @@ type Session struct {
 	gpu    Fabric // nil when no usable GL context, and under Hybrid
 	// Note says once why a session does not use the GPU ("" when it does).
 	Note string
+	// MaxGraphs is how many loaded graphs the session keeps
+	// (DefaultMaxGraphs when 0); loading one more closes the least
+	// recently loaded. Set it before the first Load.
+	MaxGraphs int
 
 	mu     sync.Mutex
-	loaded map[loadKey]*Graph
+	closed bool
+	loaded graphCache
 }
 
 type loadKey struct {
@@ -101,7 +106,7 @@ func NewSession(choice Choice) (*Session, error) {
 
 // newSession is NewSession over the GL fabric g, or gerr when there is none.
 func newSession(choice Choice, g Fabric, gerr error) (*Session, error) {
-	s := &Session{choice: choice, cpu: NewCPU(), loaded: map[loadKey]*Graph{}}
+	s := &Session{choice: choice, cpu: NewCPU()}
 	if choice == CPU {
 		return s, nil
 	}
@@ -120,18 +125,20 @@ func newSession(choice Choice, g Fabric, gerr error) (*Session, error) {
 	return s, nil
 }
 
-// Graph is a graph loaded for one fabric.
+// Graph is a graph loaded for one fabric. It decodes until its session
+// closes or evicts it (see MaxGraphs); then Decode returns ErrClosed.
 type Graph struct {
 	Model  *whg1.Graph
 	Fabric Fabric
-	dec    whg1.Decoder
+	dec    *guarded
 }
 
-// Load parses and certifies b (once per distinct bytes and fabric) and picks
-// its fabric: under Auto the GPU when the verdict meets acc32 and a GPU is
-// present, else the CPU; under GPU a graph that does not meet acc32 is
-// refused (model_mismatch, §11 "In the sink": an acc64 set runs only on an
-// acc64 implementation).
+// Load parses and certifies b (once per distinct bytes and fabric while the
+// session keeps it) and picks its fabric: under Auto the GPU when the
+// verdict meets acc32 and a GPU is present, else the CPU; under GPU a graph
+// that does not meet acc32 is refused (model_mismatch, §11 "In the sink":
+// an acc64 set runs only on an acc64 implementation). After Close it
+// returns ErrClosed.
 func (s *Session) Load(b []byte) (*Graph, error) {
 	f := s.cpu
 	if s.gpu != nil {
@@ -148,17 +155,42 @@ func (s *Session) Load(b []byte) (*Graph, error) {
 	}
 	key := loadKey{sha256.Sum256(b), f.Name()}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if g, ok := s.loaded[key]; ok {
+	if s.closed {
+		s.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if g := s.loaded.get(key); g != nil {
+		s.mu.Unlock()
 		return g, nil
 	}
 	dec, model, err := f.Load(b)
 	if err != nil {
+		s.mu.Unlock()
 		return nil, err
 	}
-	g := &Graph{Model: model, Fabric: f, dec: dec}
-	s.loaded[key] = g
+	g := &Graph{Model: model, Fabric: f, dec: &guarded{dec: dec}}
+	limit := s.MaxGraphs
+	if limit <= 0 {
+		limit = DefaultMaxGraphs
+	}
+	evicted := s.loaded.put(key, g, limit)
+	s.mu.Unlock()
+	// Closed outside the lock: a close waits for the evicted graph's
+	// decodes in flight, which must not hold up other loads. Its error (a
+	// GL thread that is gone) is not this load's: b loaded.
+	closeAll(evicted)
 	return g, nil
+}
+
+// Close releases every graph the session holds (on the GL device too) and
+// ends the session: a later Load, or a Decode of a graph it loaded, returns
+// ErrClosed. A second Close does nothing.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	gs := s.loaded.drain()
+	s.mu.Unlock()
+	return closeAll(gs)
 }
 
 // meetsAcc32 reports the graph's verdict under acc32 from the certifier's

@@ -55,6 +55,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
+	defer sess.Close()
 	if sess.Note != "" {
 		fmt.Fprintln(stderr, "note:", sess.Note)
 	}

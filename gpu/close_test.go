@@ -1,0 +1,56 @@
+//go:build cgo
+
+package gpu
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/waiops/waiops/tensor"
+	"github.com/waiops/waiops/whg1"
+)
+
+// A Program holds its parameter buffers until Close, which releases them
+// once; a Decode after Close is ErrClosed, not a crash, and a decode frees
+// every tensor buffer it made.
+func TestProgramClose(t *testing.T) {
+	d := openDevice(t)
+	// y = 2x + 1 over a [2, 1, 2] input in [-100, 100]: a 1×1 conv with
+	// weights [2, 0; 0, 2] and a bias of 1 rides in its parameter buffer.
+	conv := &whg1.Conv{Cout: 2, KH: 1, KW: 1, SH: 1, SW: 1, Groups: 1, WBytes: 4,
+		W:  []int64{2, 0, 0, 2},
+		RQ: whg1.RQ{SKind: 1, Shift: []uint8{0}, Bias: whg1.PostBias, BBytes: 4, BiasV: []int64{1, 1}}}
+	b := whg1.Encode(oneOp(whg1.OpConv, conv, []in{{c: 2, lo: -100, hi: 100, h: 1, w: 2}}, 2))
+	before := LiveObjects()
+	p, err := d.Load(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded := LiveObjects()
+	if loaded.Programs != before.Programs+1 || loaded.Buffers <= before.Buffers {
+		t.Fatalf("after Load: %+v, before %+v", loaded, before)
+	}
+	x := &tensor.T{Shape: tensor.Shape{C: 2, H: 1, W: 2}, Data: []int64{-100, 3, 7, 100}}
+	out, err := p.Decode([]*tensor.T{x}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{-199, 7, 15, 201}; !slices.Equal(out[0].Data, want) {
+		t.Fatalf("got %v, want %v", out[0].Data, want)
+	}
+	if now := LiveObjects(); now != loaded {
+		t.Fatalf("a decode left %+v, loaded %+v", now, loaded)
+	}
+	for range 2 {
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if now := LiveObjects(); now != before {
+			t.Fatalf("after Close: %+v, before Load %+v", now, before)
+		}
+	}
+	if _, err := p.Decode([]*tensor.T{x}, nil); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Decode after Close: %v, want ErrClosed", err)
+	}
+}

@@ -1,0 +1,114 @@
+package plan
+
+import (
+	"container/list"
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/waiops/waiops/tensor"
+	"github.com/waiops/waiops/whg1"
+)
+
+// DefaultMaxGraphs is how many loaded graphs a Session keeps when MaxGraphs
+// is 0. It is a count, not bytes: a loaded graph's cost is its parameters,
+// on the host or the device, which the WHG1 bytes already bound (§3), and
+// a decoder switches among a few models at a time (a WMB1 bundle is three
+// networks, §15.2), so 64 keeps every model a decoder uses loaded while a
+// server that sees graph after graph stays bounded.
+const DefaultMaxGraphs = 64
+
+// ErrClosed is what a Session's Load returns after Close, and a Graph's
+// Decode after its session evicted it or closed.
+var ErrClosed = errors.New("plan: the session is closed or evicted this graph (load it again)")
+
+// graphCache is a Session's loaded graphs, least recently loaded at the
+// back. Its methods hold the Session's mu.
+type graphCache struct {
+	byKey map[loadKey]*list.Element // of *cached
+	order list.List
+}
+
+type cached struct {
+	key loadKey
+	g   *Graph
+}
+
+// get returns the graph loaded under key and marks it most recent.
+func (c *graphCache) get(key loadKey) *Graph {
+	e, ok := c.byKey[key]
+	if !ok {
+		return nil
+	}
+	c.order.MoveToFront(e)
+	return e.Value.(*cached).g
+}
+
+// put adds g under key and returns the graphs that no longer fit in limit,
+// for the caller to close once it has let go of the lock.
+func (c *graphCache) put(key loadKey, g *Graph, limit int) []*Graph {
+	if c.byKey == nil {
+		c.byKey = map[loadKey]*list.Element{}
+	}
+	c.byKey[key] = c.order.PushFront(&cached{key, g})
+	var out []*Graph
+	for c.order.Len() > limit {
+		e := c.order.Back()
+		c.order.Remove(e)
+		delete(c.byKey, e.Value.(*cached).key)
+		out = append(out, e.Value.(*cached).g)
+	}
+	return out
+}
+
+// drain empties the cache and returns every graph it held.
+func (c *graphCache) drain() []*Graph {
+	var out []*Graph
+	for e := c.order.Front(); e != nil; e = e.Next() {
+		out = append(out, e.Value.(*cached).g)
+	}
+	c.byKey, c.order = nil, list.List{}
+	return out
+}
+
+// closeAll closes each graph's decoder, and returns the errors joined.
+func closeAll(gs []*Graph) error {
+	var errs []error
+	for _, g := range gs {
+		errs = append(errs, g.dec.close())
+	}
+	return errors.Join(errs...)
+}
+
+// guarded is a loaded decoder that its session may close: a decode holds
+// the read lock, so Close waits for the decodes in flight, and a decode
+// after Close is ErrClosed.
+type guarded struct {
+	mu     sync.RWMutex
+	closed bool
+	dec    whg1.Decoder
+}
+
+func (d *guarded) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return nil, ErrClosed
+	}
+	return d.dec.Decode(inputs, scalars)
+}
+
+// close closes the decoder once, releasing what it holds on a device (a
+// gpu.Program, or a hybrid program's GL sub-programs).
+func (d *guarded) close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil
+	}
+	d.closed = true
+	if c, ok := d.dec.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}

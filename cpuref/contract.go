@@ -38,7 +38,13 @@ func rowBound(a []int64, n int, X uint64) bool {
 func gram(p *whg1.Contraction, a, b, out *tensor.T) error {
 	C, n := a.Shape.C, a.Shape.H*a.Shape.W
 	d := C / int(p.Groups)
-	fast := rowBound(a.Data, n, maxAbs(b.Data))
+	XB := maxAbs(b.Data)
+	fast := rowBound(a.Data, n, XB)
+	if fast {
+		if done, err := gramSIMD(p, a, b, XB, out); done { // contract_simd.go
+			return err
+		}
+	}
 	return parallelRows(0, C, d*n, func(c0, c1 int) error {
 		row := make([]int64, d)
 		for ch := c0; ch < c1; ch++ {
@@ -81,7 +87,13 @@ func gram(p *whg1.Contraction, a, b, out *tensor.T) error {
 func apply(p *whg1.Contraction, a, v, out *tensor.T) error {
 	C, n := v.Shape.C, v.Shape.H*v.Shape.W
 	d := C / int(p.Groups)
-	fast := rowBound(a.Data, d, maxAbs(v.Data))
+	XV := maxAbs(v.Data)
+	fast := rowBound(a.Data, d, XV)
+	if fast {
+		if done, err := applySIMD(p, a, v, XV, out); done { // contract_simd.go
+			return err
+		}
+	}
 	return parallelRows(0, C, d*n, func(c0, c1 int) error {
 		var acc []int64
 		var wide []int128

@@ -138,5 +138,61 @@ func TestConvPathsBothWays(t *testing.T) {
 		t.Run("parallel", TestConvParallel)
 		t.Run("convT big", TestConvTransposeAgainstBig)
 		t.Run("convT phases", TestConvTransposePhasesAgainstGather)
+		t.Run("contractions", TestContractionsAgainstBig)
 	})
+}
+
+// TestContractionsSIMD runs gram and apply on the dot kernels (gramSIMD,
+// applySIMD, which must take every case) with operands at the ends of i8
+// and of i16 less its −2^15 end, odd planes included, against math/big.
+func TestContractionsSIMD(t *testing.T) {
+	saved := simd
+	defer func() { simd = saved }()
+	simd = true
+	r := rand.New(rand.NewPCG(63, 64))
+	for n := range 200 {
+		bits := []int{8, 16}[n%2]
+		hi := int64(1)<<(bits-1) - 1
+		val := func() int64 {
+			switch r.IntN(4) {
+			case 0:
+				return -hi
+			case 1:
+				return hi
+			}
+			return r.Int64N(2*hi+1) - hi
+		}
+		groups, d := 1+r.IntN(4), 1+r.IntN(12)
+		C := groups * d
+		H, W := 1+r.IntN(20), 1+r.IntN(20)
+		p := contraction(uint32(groups), uint8(r.IntN(2*bits)), whg1.Round(r.IntN(3)))
+		fill := func(c, h, w int) *tensor.T {
+			x := tensor.New(tensor.Shape{C: c, H: h, W: w})
+			for i := range x.Data {
+				x.Data[i] = val()
+			}
+			return x
+		}
+		a, b := fill(C, H, W), fill(C, H, W)
+		if n%4 < 2 {
+			out := like(C, 1, d)
+			done, err := gramSIMD(p, a, b, maxAbs(b.Data), out)
+			want, ok := bigContract(p, false, a, b)
+			if !done || !ok {
+				t.Fatalf("case %d: gram on the kernels %v, fits %v", n, done, ok)
+			}
+			noErr(t, "gram", err)
+			expect(t, "gram", out, want...)
+			continue
+		}
+		w := fill(C, 1, d)
+		out := like(C, H, W)
+		done, err := applySIMD(p, w, b, maxAbs(b.Data), out)
+		want, ok := bigContract(p, true, w, b)
+		if !done || !ok {
+			t.Fatalf("case %d: apply on the kernels %v, fits %v", n, done, ok)
+		}
+		noErr(t, "apply", err)
+		expect(t, "apply", out, want...)
+	}
 }

@@ -8,8 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -301,49 +299,46 @@ func (p pattern) ReadAt(b []byte, off int64) (int, error) {
 	return n, nil
 }
 
-// TestOpenGiB opens a sealed set of 1 GiB from a file and requires the
-// bytes Open allocates, and the heap's peak, to stay under 64 MiB: nothing
-// of L's size is held (§18.2). The plaintext goes to a
-// hash, the output a caller would write.
+// TestOpenGiB opens a sealed set of 1 GiB as Seal streams it, through a
+// pipe, and requires the bytes allocated meanwhile, and the heap's
+// growth, to stay under 64 MiB: nothing of L's size is held (§18.2, issue
+// 14's bound). The plaintext goes to a hash, the output a caller would
+// write. (A pipe rather than a file in a temporary directory: on the
+// shared test machine writing 1 GiB to disk took four times the CPU time
+// of the test.)
 func TestOpenGiB(t *testing.T) {
 	if testing.Short() {
-		t.Skip("writes and reads 1 GiB")
+		t.Skip("seals and opens 1 GiB")
 	}
 	const size = 1 << 30
-	path := filepath.Join(t.TempDir(), "gib.wsk1")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	h, _, err := Seal(f, pattern(size), size, testKey, Header{KID: testKID, IV: testIV, Usage: goodUsage})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := f.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		t.Fatal(err)
-	}
+	h := Header{KID: testKID, IV: testIV, Usage: goodUsage}
+	pr, pw := io.Pipe()
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
+	sealed := make(chan error, 1)
+	go func() {
+		_, _, err := Seal(pw, pattern(size), size, testKey, h)
+		pw.CloseWithError(err)
+		sealed <- err
+	}()
 	out := sha256.New()
-	o, err := Open(f, st.Size(), Keys{testKID: testKey}, out)
+	o, err := Open(pr, h.Size()+size, Keys{testKID: testKey}, out)
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Header.Inner != h.Inner || [32]byte(out.Sum(nil)) != h.Inner {
+	if err := <-sealed; err != nil {
+		t.Fatal(err)
+	}
+	if [32]byte(out.Sum(nil)) != o.Header.Inner || o.Header.Length != size {
 		t.Fatal("the opened plaintext is not the sealed one")
 	}
 	alloc := after.TotalAlloc - before.TotalAlloc
 	grown := int64(after.HeapSys) - int64(before.HeapSys)
-	t.Logf("opening 1 GiB allocated %d bytes in all; the heap grew by %d bytes", alloc, grown)
+	t.Logf("sealing and opening 1 GiB allocated %d bytes in all; the heap grew by %d bytes", alloc, grown)
 	if alloc >= 64<<20 || grown >= 64<<20 {
-		t.Errorf("opening 1 GiB allocated %d bytes, heap grew %d: past 64 MiB", alloc, grown)
+		t.Errorf("sealing and opening 1 GiB allocated %d bytes, heap grew %d: past 64 MiB", alloc, grown)
 	}
 }
 

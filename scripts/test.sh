@@ -2,7 +2,8 @@
 # The test command: static checks, the unit tests (race detector on), the
 # committed corpus re-checked, the conformance suite on every fabric present
 # with its reports, and a quick benchmark run to keep it working. Set
-# WAIOPS_REQUIRE_GPU=1 to make a missing GL context a failure (CI does).
+# WAIOPS_REQUIRE_GPU=1 to make a missing GL context a failure (CI does; any
+# value but empty or 0 counts, as gpu.Required reads it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/setup.sh
@@ -43,7 +44,7 @@ echo "== bench --quick (keeps it working; asserts outputs equal across fabrics, 
 
 echo "== conformance"
 "$out/waiops" conform --fabric cpu --report "$out/conformance/cpu"
-if [ -n "${WAIOPS_REQUIRE_GPU:-}" ] || [ -n "${DISPLAY:-}" ]; then
+if [ "${WAIOPS_REQUIRE_GPU:-0}" != 0 ] || [ -n "${DISPLAY:-}" ]; then
   "$out/waiops" conform --fabric hybrid --report "$out/conformance/hybrid"
   "$out/waiops" conform --fabric gpu --report "$out/conformance/gpu"
 fi

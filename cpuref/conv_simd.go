@@ -133,8 +133,8 @@ func getPacked(n int) []int16 {
 
 // pack16 packs x for output rows of Wo columns, with the tap offsets of
 // each group, or returns false when the packed copy would pass
-// 4·len(x) + 2^20 elements (a padding or kernel far larger than the input),
-// which the i64 path then runs.
+// 4·len(x) + 2^20 elements (a padding, stride or kernel far larger than
+// the input), which the i64 path then runs.
 func (k *convKernel) pack16(x *tensor.T, Wo int) (*packed16, bool) {
 	p := k.p
 	C, H, W := x.Shape.C, x.Shape.H, x.Shape.W
@@ -142,12 +142,14 @@ func (k *convKernel) pack16(x *tensor.T, Wo int) (*packed16, bool) {
 	n := (Wo + dot.Block - 1) / dot.Block * dot.Block
 	wq := (kw-1)/sw + n
 	Hp, np := H+2*ph, (C+1)/2
-	// Each factor is within 2^26 and kw, sw are u32, so these stay in int.
-	rowLen := sw * wq * 2
-	total := np * Hp * rowLen
-	if total > 4*len(x.Data)+1<<20 || total > math.MaxInt32 {
+	// Every factor is at least 1; sw and kw are u32, so each product is
+	// checked against the cap before it is formed, and none overflows.
+	limit := 4*len(x.Data) + 1<<20 // ≤ 2^28 + 2^20
+	if sw > limit || wq > limit/(2*sw) || Hp > limit/(2*sw*wq) || np > limit/(2*sw*wq*Hp) {
 		return nil, false
 	}
+	rowLen := sw * wq * 2
+	total := np * Hp * rowLen // ≤ limit < 2^31: int32 offsets hold it
 	pk := &packed16{data: getPacked(total), rowLen: rowLen, n: n}
 	// Pairs go to separate goroutines: channels 2p and 2p + 1 interleave.
 	_ = parallelRows(0, np, 2*H*W, func(p0, p1 int) error {
@@ -194,6 +196,10 @@ func (k *convKernel) pack16(x *tensor.T, Wo int) (*packed16, bool) {
 	return pk, true
 }
 
+// errorMac16 is a bug: dot refused arguments that a packing laid out to
+// fit its contract.
+var errorMac16 = errors.New("cpuref: dot.Mac16 refused a packed input")
+
 // simdCols is the columns of a row simdRows computes through every output
 // channel at a time: 32 columns of a 3×3 conv over 64 channels read about
 // 13 KB of packed input, which stays in a 32 KB L1 cache.
@@ -238,8 +244,7 @@ func (k *convKernel) simdRows(x *tensor.T, chunk, Wo, y0, y1 int, put rowSink) (
 						ok = dot.Mac16(a, xs[2*c0:], pk.taps[o/k.og], k.w16.pairs[o*nt:][:nt], chunk)
 					}
 					if !ok {
-						// pack16's layout keeps every read inside; this is a bug.
-						return errors.New("cpuref: dot.Mac16 refused a packed conv")
+						return errorMac16 // pack16's layout keeps every read inside
 					}
 				}
 			}

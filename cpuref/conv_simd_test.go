@@ -196,3 +196,28 @@ func TestContractionsSIMD(t *testing.T) {
 		expect(t, "apply", out, want...)
 	}
 }
+
+// TestConvSIMDHugeGeometry checks pack16 declines, without overflowing or
+// allocating, a stride or padding whose packed copy would pass its cap,
+// and the conv still gives §5.2's integers. Stride 2^31 on a 1×3 input
+// with a 1×2 kernel: Wo = 1, out = w₀·x₀ + w₁·x₁ = 2·5 − 3·7 = −11.
+func TestConvSIMDHugeGeometry(t *testing.T) {
+	saved := simd
+	defer func() { simd = saved }()
+	simd = true
+	p := &whg1.Conv{Cout: 1, KH: 1, KW: 2, SH: 1, SW: 1 << 31, Groups: 1,
+		RQ: whg1.RQ{SKind: 1, Shift: []uint8{0}}, W: []int64{2, -3}}
+	x := tn(1, 1, 3, 5, 7, 9)
+	k := newConv(p, 1)
+	if _, ok := k.pack16(x, 1); ok {
+		t.Fatal("stride 2^31 packed")
+	}
+	out := like(1, 1, 1)
+	noErr(t, "conv", k.run(x, out))
+	expect(t, "huge stride", out, -11)
+	p2 := &whg1.Conv{Cout: 1, KH: 1, KW: 1, SH: 1, SW: 1, PH: 1 << 20, PW: 1 << 20, Groups: 1,
+		RQ: whg1.RQ{SKind: 1, Shift: []uint8{0}}, W: []int64{3}}
+	if _, ok := newConv(p2, 1).pack16(x, 3+2<<20); ok {
+		t.Fatal("padding 2^20 packed")
+	}
+}

@@ -203,3 +203,20 @@ func TestThousandGraphsGPU(t *testing.T) {
 	requireGPU(t)
 	thousandGraphs(t, GPU, "gpu")
 }
+
+// On the GL device a hybrid program's two GL runs are two live programs
+// until Close releases them.
+func TestHybridCloseOnDevice(t *testing.T) {
+	dev := requireGPU(t)
+	base := gpu.LiveObjects()
+	p := loadHybrid(t, dev, 0, mixedGraph)
+	if n := gpu.LiveObjects().Programs - base.Programs; n != 2 {
+		t.Fatalf("%d programs live after loading two GL runs", n)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if now := gpu.LiveObjects(); now != base {
+		t.Fatalf("after Close the device holds %+v, before the load %+v", now, base)
+	}
+}

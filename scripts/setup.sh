@@ -2,10 +2,11 @@
 # Installs what the tests need on a fresh Debian machine (as root) and starts
 # a virtual X server for the GL fabric when no display is set. Source it:
 #   . scripts/setup.sh
-# Packages: Xvfb and Mesa (llvmpipe) for GL 4.3+, the X11/GL -dev headers
-# that go-gl/glfw compiles against, and EGL (headers, Mesa's EGL) for the
+# Packages: a C compiler for cgo (without one Go builds no GL fabric), Xvfb
+# and Mesa (llvmpipe) for GL 4.3+, the X11/GL -dev headers that go-gl/glfw
+# compiles against, and EGL (headers, Mesa's EGL) for the
 # headless -tags egl build.
-pkgs="xvfb xauth libgl1-mesa-dri libgl-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev libglx-mesa0 mesa-utils libegl-dev libegl-mesa0"
+pkgs="gcc libc6-dev xvfb xauth libgl1-mesa-dri libgl-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev libglx-mesa0 mesa-utils libegl-dev libegl-mesa0"
 missing=""
 for p in $pkgs; do
   dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

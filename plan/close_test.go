@@ -220,3 +220,51 @@ func TestHybridCloseOnDevice(t *testing.T) {
 		t.Fatalf("after Close the device holds %+v, before the load %+v", now, base)
 	}
 }
+
+// Decodes racing an eviction each give the right outputs or ErrClosed,
+// never a crash (run under -race in CI).
+func TestEvictionDuringDecodes(t *testing.T) {
+	var closes atomic.Int64
+	s, err := newSession(Auto, closingGL{closes: &closes}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.MaxGraphs = 1
+	g, err := s.Load(graph(-100, 100, 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			for range 50 {
+				out, err := g.Decode(in4(1, -1, 2, 20), nil)
+				switch {
+				case errors.Is(err, ErrClosed):
+					errs <- nil
+					return
+				case err != nil:
+					errs <- err
+					return
+				case !slices.Equal(out[0].Data, []int64{5, 0, 10, 100}):
+					errs <- errors.New("wrong output while the graph was evicted")
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for m := range int64(20) {
+		if _, err := s.Load(graph(-100, 100, m+6)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := g.Decode(in4(1, 2, 3, 4), nil); !errors.Is(err, ErrClosed) {
+		t.Fatalf("evicted graph: %v, want ErrClosed", err)
+	}
+}

@@ -24,6 +24,9 @@
 //   - Ids, the span's instants and every other string are printable ASCII,
 //     so that the outcome's canonical JSON can write them; an instant is
 //     YYYY-MM-DDTHH:MM:SS, optional fraction, then Z (RFC 3339 in UTC).
+//   - cap is read as byte counts and counts are: a number or a decimal
+//     string, 1 to 2^63 − 1. A decimal string has no sign and no leading
+//     zero; a number has no fraction and no exponent.
 //   - A plan is at most MaxPlanBytes bytes and nests at most 8 levels.
 package amortise
 

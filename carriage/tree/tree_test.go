@@ -134,7 +134,8 @@ func TestOneChunkPiece(t *testing.T) {
 // sweepLengths are the lengths of §19.1's sweep for g: from 2 to 65,536
 // pieces, a byte either side of a piece boundary and, inside the last piece,
 // of a chunk boundary. The large end is sampled: 65,535 and 65,536 pieces
-// for g = 0 (64 MiB) here, and TestRootLargeEnd has g = 1 to 4.
+// for g = 0 (64 MiB) here, and TestRootLargeEnd has g = 1 to 4. The short
+// sample (-short, -race) stops at 16 MiB.
 func sweepLengths(g uint8, short bool) []uint64 {
 	p := PieceSize(g)
 	counts := []uint64{2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 33, 64, 255, 257, 1000, 4095, 4096}
@@ -145,6 +146,9 @@ func sweepLengths(g uint8, short bool) []uint64 {
 	}
 	var ls []uint64
 	for _, n := range counts {
+		if short && n*p > 1<<24 {
+			continue
+		}
 		ls = append(ls, n*p, n*p-1, (n-1)*p+1)
 		if g > 0 {
 			ls = append(ls, (n-1)*p+ChunkSize-1, (n-1)*p+ChunkSize, (n-1)*p+ChunkSize+1)
@@ -161,7 +165,7 @@ func sweepLengths(g uint8, short bool) []uint64 {
 // for g = 0 to 4 over the sweep.
 func TestRootIsHash(t *testing.T) {
 	for g := uint8(0); g <= 4; g++ {
-		for _, l := range sweepLengths(g, testing.Short()) {
+		for _, l := range sweepLengths(g, testing.Short() || raceEnabled) {
 			checkRoot(t, g, l)
 		}
 	}
@@ -180,10 +184,15 @@ func TestRootLargeEnd(t *testing.T) {
 	}
 }
 
-// TestRootLargeG: pieces of several 16-chunk groups, g = 5 to 16, at two
-// pieces (the last of one byte) and, for g up to 12, two and a half.
+// TestRootLargeG: pieces of several 16-chunk groups, g = 5 to 16 (to 12
+// under -short or -race), at two pieces (the last of one byte) and, for g
+// up to 12, two and a half.
 func TestRootLargeG(t *testing.T) {
-	for g := uint8(5); g <= MaxG; g++ {
+	top := uint8(MaxG)
+	if testing.Short() || raceEnabled {
+		top = 12
+	}
+	for g := uint8(5); g <= top; g++ {
 		p := PieceSize(g)
 		checkRoot(t, g, p+1)
 		if g <= 12 {

@@ -18,7 +18,8 @@ import (
 
 // FuzzCertify runs the certificate pass (§8) on arbitrary graphs. A graph
 // that does not parse, or that the pass refuses, is refused with a §10.5
-// code; a certificate is canonical JSON (§8.5), the same on a second pass,
+// code; a graph that parses writes back to bytes that parse and write back
+// the same; a certificate is canonical JSON (§8.5), the same on a second pass,
 // and agrees with the load against each profile (§8.6): a graph loads at a
 // profile exactly when its verdict meets it, and acc32 implies acc64.
 func FuzzCertify(f *testing.F) {
@@ -46,6 +47,14 @@ func FuzzCertify(f *testing.F) {
 		if err != nil {
 			spectest.Refusal(t, err, refusal.ModelMismatch, refusal.TooLarge)
 			return
+		}
+		// The encoder writes what Parse read in a form that parses to a
+		// graph it writes the same way again.
+		e := whg1.Encode(g)
+		if g2, err := whg1.Parse(e); err != nil {
+			t.Fatalf("the graph as written back does not parse: %v", err)
+		} else if !bytes.Equal(whg1.Encode(g2), e) {
+			t.Fatal("the graph written back twice differs")
 		}
 		roles := []certify.Role{{Name: certify.LoadRole, Bytes: b, Graph: g}}
 		c, err := certify.Certify(nil, "fuzz", nil, roles)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/waiops/waiops/internal/spectest"
+	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
@@ -15,7 +17,8 @@ import (
 // FuzzLoadDecode feeds arbitrary bytes through the whole path of a decode on
 // the CPU reference: parse (§10.5 steps 1–7), the bounds pass (step 8) and,
 // for a graph that loads and declares small sizes, one decode at its
-// declared sizes. Nothing may panic or hang; a refusal is a fine outcome.
+// declared sizes. Nothing may panic or hang; a refusal carries one of §4's
+// codes.
 // Seeds are the graphs of the committed corpus.
 func FuzzLoadDecode(f *testing.F) {
 	files, _ := filepath.Glob("../vectors/ops/*.jsonl")
@@ -40,6 +43,7 @@ func FuzzLoadDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		dec, g, err := cpu.Load(b)
 		if err != nil {
+			spectest.Refusal(t, err, refusal.ModelMismatch, refusal.TooLarge)
 			return
 		}
 		in, ok := smallInputs(g)
@@ -50,7 +54,9 @@ func FuzzLoadDecode(f *testing.F) {
 		for i, s := range g.Scalars {
 			scalars[i] = s.Lo
 		}
-		_, _ = whg1.NewSequence(g, dec).Decode(in, scalars)
+		if _, err := whg1.NewSequence(g, dec).Decode(in, scalars); err != nil {
+			spectest.Refusal(t, err, refusal.ModelMismatch, refusal.TooLarge, refusal.FieldRange, refusal.GeometryMismatch)
+		}
 	})
 }
 

@@ -2,13 +2,12 @@ package prior
 
 import (
 	"encoding/binary"
-	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
 
-	"github.com/waiops/waiops/refusal"
+	"github.com/waiops/waiops/internal/spectest"
 )
 
 // Fuzz targets: no input panics, every failure is a refusal, and what a
@@ -46,10 +45,7 @@ func fuzzRead(t *testing.T, form Form, b []byte, perByte uint64) {
 		t.Fatalf("%s: %d bytes allocated reading %d (limit %d)", form, n, len(b), limit)
 	}
 	if err != nil {
-		var r *refusal.Error
-		if !errors.As(err, &r) {
-			t.Fatalf("%s: not a refusal: %v", form, err)
-		}
+		spectest.Refusal(t, err, Codes...)
 		return
 	}
 	// What reads also writes canonically, and the canonical file reads
@@ -97,10 +93,8 @@ func FuzzCABAC(f *testing.F) {
 	f.Add(binary.LittleEndian.AppendUint32(nil, 1<<31-1), uint8(255), uint16(40))
 	f.Fuzz(func(t *testing.T, b []byte, unary uint8, n uint16) {
 		g := int(unary) + 1
-		_, err := decodeInts(b, g, uint64(n))
-		var r *refusal.Error
-		if err != nil && (!errors.As(err, &r) || r.Code != NNCTruncated && r.Code != NNCMalformed) {
-			t.Fatalf("decode: %v", err)
+		if _, err := decodeInts(b, g, uint64(n)); err != nil {
+			spectest.Refusal(t, err, NNCTruncated, NNCMalformed)
 		}
 		vals := make([]int64, 0, len(b)/4)
 		for i := 0; i+4 <= len(b); i += 4 {

@@ -1,0 +1,64 @@
+package tree
+
+import "errors"
+
+// PieceWriter checks one piece as its bytes arrive (§19.2 step 2), holding
+// one group of at most 16 chunks and the piece's group chaining values, so
+// a fetcher verifies a piece of any size without holding it. Write the
+// piece's bytes in order, then ask Verifies.
+type PieceWriter struct {
+	h       *Head
+	i       int
+	want    uint64 // the piece's length
+	got     uint64 // bytes written so far
+	counter uint64 // the chunk counter of the group being filled
+	buf     []byte // the group being filled
+	ph      pieceHasher
+}
+
+// NewPieceWriter returns a writer that checks piece i of the set h names,
+// for 0 ≤ i < n.
+func NewPieceWriter(h *Head, i int) *PieceWriter {
+	_, n := h.Piece(i)
+	return &PieceWriter{h: h, i: i, want: n, counter: uint64(i) << h.G, buf: make([]byte, 0, groupSize(h.G))}
+}
+
+// Write adds b to the piece. Bytes past the piece's length are not taken:
+// Write then takes none of b and the piece does not verify.
+func (w *PieceWriter) Write(b []byte) (int, error) {
+	if uint64(len(b)) > w.want-w.got {
+		w.got = w.want + 1 // never verifies
+		return 0, errPastPiece
+	}
+	w.got += uint64(len(b))
+	n := len(b)
+	for len(b) > 0 {
+		m := copy(w.buf[len(w.buf):cap(w.buf)], b)
+		w.buf, b = w.buf[:len(w.buf)+m], b[m:]
+		if len(w.buf) == cap(w.buf) {
+			w.flush()
+		}
+	}
+	return n, nil
+}
+
+// flush adds the group held to the piece's chaining values.
+func (w *PieceWriter) flush() {
+	w.ph.group(w.buf, w.counter)
+	w.counter += uint64(cap(w.buf) / ChunkSize)
+	w.buf = w.buf[:0]
+}
+
+// Verifies reports whether the bytes written are exactly the piece and its
+// value is the head's. Ask it once, after the last Write.
+func (w *PieceWriter) Verifies() bool {
+	if w.got != w.want {
+		return false
+	}
+	if len(w.buf) > 0 {
+		w.flush()
+	}
+	return w.ph.value() == w.h.Values[w.i]
+}
+
+var errPastPiece = errors.New("tree: bytes past the piece's length")

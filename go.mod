@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/go-gl/gl v0.0.0-20231021071112-07e5d0ea2e71
 	github.com/go-gl/glfw/v3.3/glfw v0.0.0-20260823155953-d41da22a9587
+	github.com/klauspost/compress v1.20.4
 	github.com/zeebo/blake3 v0.2.4
 	golang.org/x/sys v0.50.0
 	gonum.org/v1/gonum v0.17.0

@@ -21,7 +21,7 @@ Without torch or CUDA it writes a report that says the peer was skipped,
 and exits 0. Timing is floating point by nature; nothing here is an
 integer path of the spec.
 
-usage: torch_peer.py --data DIR --out DIR [--bench FILE]... [--runs N]
+usage: torch_peer.py --data DIR --out DIR [--bench FILE]... [--runs N] [--device cuda|cpu]
 """
 
 import argparse
@@ -64,12 +64,37 @@ def ours(bench_files):
     return figs
 
 
-def measure(torch, c, runs):
-    """Every variant on one case; returns the case's result dict."""
+def kernel_timer(torch, dev):
+    """A function timing one call in ms: CUDA events on a GPU, the wall
+    clock on the CPU (--device cpu, for checking this script without one)."""
+    if dev.type == "cuda":
+        def t(fn):
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            y = fn()
+            b.record()
+            b.synchronize()
+            return a.elapsed_time(b), y
+    else:
+        def t(fn):
+            t0 = time.perf_counter()
+            y = fn()
+            return (time.perf_counter() - t0) * 1e3, y
+    return t
+
+
+def sync(torch, dev):
+    if dev.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def measure(torch, c, runs, dev):
+    """Every variant on one case; returns the case's result dict. A variant
+    that fails (no fp16 conv on a CPU, say) records its error and leaves
+    the others."""
     import numpy as np
 
     F = torch.nn.functional
-    dev = torch.device("cuda")
     x8 = np.frombuffer(c["x"], dtype=np.int8).reshape(1, c["cin"], c["h"], c["w"])
     w8 = np.frombuffer(c["wt"], dtype=np.int8).reshape(c["cout"], c["cin"], c["k"], c["k"])
     pad = c["k"] // 2
@@ -80,36 +105,37 @@ def measure(torch, c, runs):
     sha = hashlib.sha256(exact_i64.cpu().numpy().astype("<i8").tobytes()).hexdigest()
     macs = c["cout"] * c["h"] * c["w"] * c["cin"] * c["k"] * c["k"]
     res = dict(case=f"conv3x3_raw_{c['h']}", side=c["h"], macs=macs,
-               exact_sha256=sha, variants={})
+               exact_sha256=sha, variants={}, errors={})
+    timed = kernel_timer(torch, dev)
     torch.backends.cudnn.benchmark = True
     for v in VARIANTS:
         torch.backends.cudnn.allow_tf32 = v == "tf32"
         torch.backends.cuda.matmul.allow_tf32 = v == "tf32"
         dt = torch.float16 if v.startswith("fp16") else torch.float32
         fmt = torch.channels_last if v.endswith("nhwc") else torch.contiguous_format
-        xv = xd.to(dt).contiguous(memory_format=fmt)
-        wv = wd.to(dt).contiguous(memory_format=fmt)
-        for _ in range(3):  # warm-up: cudnn.benchmark picks its algorithm here
-            y = F.conv2d(xv, wv, padding=pad)
-        torch.cuda.synchronize()
-        ms = []
-        for _ in range(runs):
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            y = F.conv2d(xv, wv, padding=pad)
-            b.record()
-            b.synchronize()
-            ms.append(a.elapsed_time(b))
-        diff = (y.double() - exact).abs()
-        finite = torch.isfinite(diff)
-        e2e = []
-        for _ in range(max(1, runs // 2)):
-            torch.cuda.synchronize()
-            t0 = time.perf_counter()
-            xh = torch.from_numpy(x8).to(dev).to(dt).contiguous(memory_format=fmt)
-            out = F.conv2d(xh, wv, padding=pad).round().to(torch.int32).cpu()
-            e2e.append((time.perf_counter() - t0) * 1e3)
-        del out
+        try:
+            xv = xd.to(dt).contiguous(memory_format=fmt)
+            wv = wd.to(dt).contiguous(memory_format=fmt)
+            for _ in range(3):  # warm-up: cudnn.benchmark picks its algorithm here
+                y = F.conv2d(xv, wv, padding=pad)
+            sync(torch, dev)
+            ms = []
+            for _ in range(runs):
+                t, y = timed(lambda: F.conv2d(xv, wv, padding=pad))
+                ms.append(t)
+            diff = (y.double() - exact).abs()
+            finite = torch.isfinite(diff)
+            e2e = []
+            for _ in range(max(1, runs // 2)):
+                sync(torch, dev)
+                t0 = time.perf_counter()
+                xh = torch.from_numpy(x8.copy()).to(dev).to(dt).contiguous(memory_format=fmt)
+                out = F.conv2d(xh, wv, padding=pad).round().to(torch.int32).cpu()
+                e2e.append((time.perf_counter() - t0) * 1e3)
+            del out
+        except Exception as e:  # noqa: BLE001: one variant's failure keeps the rest
+            res["errors"][v] = repr(e)
+            continue
         med = statistics.median(ms)
         res["variants"][v] = dict(
             runs=runs, kernel_median_ms=med, kernel_min_ms=min(ms),
@@ -179,9 +205,13 @@ def markdown(rep):
             L += ["| variant | kernel median | kernel MAC/s | end to end | elements off the exact sums | max abs err |",
                   "|---|---|---|---|---|---|"]
             for v, p in c["variants"].items():
-                L.append(f"| {v} | {p['kernel_median_ms']:.3f} ms | {p['mac_per_s'] / 1e12:.2f} T | "
+                L.append(f"| {v} | {p['kernel_median_ms']:.3f} ms | {p['mac_per_s'] / 1e9:.1f} G | "
                          f"{p['e2e_median_ms']:.2f} ms | {p['mismatches']} ({p['nonfinite']} not finite) | {p['max_abs_err']} |")
             L.append("")
+        for v, e in c.get("errors", {}).items():
+            L.append(f"- {v} failed: {e}")
+        if c.get("error"):
+            L.append(f"- failed: {c['error']}")
         for r in c.get("ratios", []):
             kern = f"{r['ours_kernel_ms']:.3f} ms" if r["ours_kernel_ms"] else "not measured"
             exact = {True: "yes", False: "NO", None: "not checked"}[r["ours_exact"]]
@@ -203,6 +233,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--bench", action="append", default=[])
     ap.add_argument("--runs", type=int, default=0, help="timed runs (default: the files' runs field)")
+    ap.add_argument("--device", default="cuda",
+                    help="cuda (the peer), or cpu to check this script where there is no GPU")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     files = sorted(glob.glob(os.path.join(a.data, "conv3x3_raw_*.bin")),
@@ -213,14 +245,14 @@ def main():
     try:
         import numpy  # noqa: F401
         import torch
-        if not torch.cuda.is_available():
+        if a.device == "cuda" and not torch.cuda.is_available():
             rep["skipped"] = "torch has no CUDA device"
             torch = None
     except ImportError as e:
         rep["skipped"] = f"no {e.name} in this python3"
     if torch is not None:
-        rep.update(torch=torch.__version__, cuda=torch.version.cuda,
-                   cudnn=str(torch.backends.cudnn.version()), device=torch.cuda.get_device_name(0))
+        rep.update(torch=torch.__version__, cuda=torch.version.cuda, cudnn=str(torch.backends.cudnn.version()),
+                   device=torch.cuda.get_device_name(0) if a.device == "cuda" else "cpu (a check of this script, not a peer)")
     if not files:
         rep.setdefault("skipped", f"no conv3x3_raw_*.bin in {a.data}")
     status = 0
@@ -233,7 +265,7 @@ def main():
                 res["exact_sha256"] = exact_python(c)
         else:
             try:
-                res = measure(torch, c, a.runs or max(c["runs"], 5))
+                res = measure(torch, c, a.runs or max(c["runs"], 5), torch.device(a.device))
             except Exception as e:  # one case's failure keeps the others
                 res = dict(case=f"conv3x3_raw_{c['h']}", side=c["h"], error=repr(e))
                 status = 1

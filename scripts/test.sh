@@ -6,6 +6,8 @@
 # value but empty or 0 counts, as gpu.Required reads it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The exit trap stops only the X server setup.sh starts here, not a caller's.
+unset WAIOPS_XVFB_PID
 . scripts/setup.sh
 out=$(mktemp -d)
 trap 'rm -rf "$out"; [ -z "${WAIOPS_XVFB_PID:-}" ] || kill "$WAIOPS_XVFB_PID" 2>/dev/null || true' EXIT
@@ -25,15 +27,8 @@ go test -tags purego -count=1 ./cpuref/...
 go run -tags purego ./cmd/waiops conform --fabric cpu
 
 echo "== fuzz, briefly (seed corpora ran above as plain tests)"
-for t in FuzzSafetensors FuzzGGUF FuzzNNC FuzzCABAC; do
-  go test ./prior -run '^$' -fuzz "^$t\$" -fuzztime 5s 2>&1 | tail -n 25
-done
-go test ./plan -run '^$' -fuzz '^FuzzLoadDecode$' -fuzztime 10s 2>&1 | tail -n 25
-for t in FuzzUsage FuzzSealedHeader; do
-  go test ./carriage -run '^$' -fuzz "^$t\$" -fuzztime 5s 2>&1 | tail -n 25
-done
-go test ./carriage/tree -run '^$' -fuzz '^FuzzTreeHead$' -fuzztime 5s 2>&1 | tail -n 25
-go test ./carriage/amortise -run '^$' -fuzz '^FuzzPlan$' -fuzztime 5s 2>&1 | tail -n 25
+# Every target 5 s (scripts/fuzz.sh finds them); the corpus stays in GOCACHE.
+FUZZ_KEEP=0 scripts/fuzz.sh 5s
 
 echo "== corpus: vectors check"
 go build -o "$out/waiops" ./cmd/waiops
@@ -48,6 +43,9 @@ if [ "${WAIOPS_REQUIRE_GPU:-0}" != 0 ] || [ -n "${DISPLAY:-}" ]; then
   "$out/waiops" conform --fabric hybrid --report "$out/conformance/hybrid"
   "$out/waiops" conform --fabric gpu --report "$out/conformance/gpu"
 fi
+
+echo "== the README's first command on its CPU-only path (a user without root)"
+WAIOPS_CPU_ONLY=1 bash scripts/conform.sh "$out/conform-first" 2>&1 | tail -n 3
 
 echo "== EGL context, no display (-tags egl)"
 env -u DISPLAY go test -tags egl -count=1 ./gpu

@@ -80,36 +80,64 @@ func ParseSynthPayload(b []byte) (*SynthPayload, error) {
 	return &SynthPayload{H: h, W: w, Latents: t}, nil
 }
 
-// DecodeSynth decodes an int_synth payload through the set's lowered graph
-// (§13.1, §13.5) on the session's fabric. Every refusal is
-// payload_malformed (§4). It returns the frame and the fabric that ran.
-func DecodeSynth(load Loader, set, payload []byte) (Frame, string, error) {
+// SynthSet is an int_synth set lowered, certified and loaded once (§13.1);
+// Decode turns payloads into frames, from several goroutines at once when
+// the Loader's decoder allows it (plan.Session's do).
+type SynthSet struct {
+	set    *Set
+	dec    whg1.Decoder
+	model  *whg1.Graph
+	Fabric string // the fabric the loader picked for the synth graph
+}
+
+// LoadSynth lowers the set (§13.1's load checks, the certificate at
+// acc64) and loads its synth graph. Every refusal is payload_malformed (§4).
+func LoadSynth(load Loader, set []byte) (*SynthSet, error) {
 	lowered, err := Lower(IntSynth, nil, []File{{Name: "int_synth.json", Data: set}})
 	if err != nil {
-		return Frame{}, "", err
-	}
-	p, err := ParseSynthPayload(payload)
-	if err != nil {
-		return Frame{}, "", err
+		return nil, err
 	}
 	dec, model, fabric, err := load(lowered.Graph("synth"))
 	if err != nil {
-		return Frame{}, "", lowered.recode(err)
+		return nil, lowered.recode(err)
+	}
+	return &SynthSet{set: lowered, dec: dec, model: model, Fabric: fabric}, nil
+}
+
+// Set is the lowered set, with its certificate.
+func (s *SynthSet) Set() *Set { return s.set }
+
+// Decode decodes one payload through the synth graph (§13.5). Every
+// refusal is payload_malformed (§4).
+func (s *SynthSet) Decode(payload []byte) (Frame, error) {
+	p, err := ParseSynthPayload(payload)
+	if err != nil {
+		return Frame{}, err
 	}
 	// §13.0: the driver plans the graph on the payload's sizes; the output
 	// MUST be [3, H, W] with the payload's H and W (§13.1 Driver).
-	pl, err := model.PlanRun([]tensor.Shape{p.Latents.Shape}, nil)
+	pl, err := s.model.PlanRun([]tensor.Shape{p.Latents.Shape}, nil)
 	if err != nil {
-		return Frame{}, "", lowered.recode(err)
+		return Frame{}, s.set.recode(err)
 	}
 	want := tensor.Shape{C: 3, H: p.H, W: p.W}
-	if got := pl.Shapes[model.Outputs[0]]; got != want {
-		return Frame{}, "", malformed("the synthesis gives %v, the payload declares %v", got, want)
+	if got := pl.Shapes[s.model.Outputs[0]]; got != want {
+		return Frame{}, malformed("the synthesis gives %v, the payload declares %v", got, want)
 	}
-	out, err := dec.Decode([]*tensor.T{p.Latents}, nil)
+	out, err := s.dec.Decode([]*tensor.T{p.Latents}, nil)
 	if err != nil {
-		return Frame{}, "", lowered.recode(err)
+		return Frame{}, s.set.recode(err)
 	}
-	f, err := frameOf(out[0])
-	return f, fabric, err
+	return frameOf(out[0])
+}
+
+// DecodeSynth loads the set and decodes one payload: LoadSynth, then
+// SynthSet.Decode. It returns the frame and the fabric that ran.
+func DecodeSynth(load Loader, set, payload []byte) (Frame, string, error) {
+	s, err := LoadSynth(load, set)
+	if err != nil {
+		return Frame{}, "", err
+	}
+	f, err := s.Decode(payload)
+	return f, s.Fabric, err
 }

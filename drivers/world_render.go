@@ -7,6 +7,7 @@ import (
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/stage"
 	"github.com/waiops/waiops/tensor"
+	"github.com/waiops/waiops/whg1"
 )
 
 // ParseLatent reads z_0 as a §14.1 tensor ({"data", "shape"}, integers as
@@ -74,85 +75,166 @@ func ParseRows(b []byte) ([][]int64, error) {
 	return rows, nil
 }
 
-// RenderWorld renders world/1 (§13.5, informative): frame 0 is g_s(z_0);
-// for each row in order, z becomes T(z) with the row's plane values as the
-// scalars, and the next frame is g_s(z). A row's plane values are its
-// moves dequantized, dequantize(m, afrac, 0) (E2), and a plane value that
-// leaves i64 is field_range. Every check runs before the first frame; a
-// refusal returns no frames. It also names the fabric that ran.
-func RenderWorld(load Loader, tBytes, gsBytes []byte, z0 *tensor.T, rows [][]int64) ([]Frame, string, error) {
+// WorldSet is a world/1 pair (§13.5, informative) lowered, certified and
+// loaded once: Start renders a clip from a latent, and several clips may
+// run at once when the Loader's decoders allow it.
+type WorldSet struct {
+	set          *Set
+	tDec, gDec   whg1.Decoder
+	tModel, gMod *whg1.Graph
+	afrac        int64
+	// Fabric names the fabric that runs both graphs, or each in turn
+	// ("T cpu, g_s gpu") where their verdicts differ.
+	Fabric string
+}
+
+// LoadWorld lowers the pair (world/1's load checks and the certificate)
+// and loads both graphs, each where its own verdict allows.
+func LoadWorld(load Loader, tBytes, gsBytes []byte) (*WorldSet, error) {
 	set, err := Lower(World, nil, []File{{Name: "T.whm", Data: tBytes}, {Name: "g_s.whm", Data: gsBytes}})
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	tDec, tModel, tFabric, err := load(set.Graph("T"))
-	if err != nil {
-		return nil, "", err
+	w := &WorldSet{set: set}
+	var tFabric string
+	if w.tDec, w.tModel, tFabric, err = load(set.Graph("T")); err != nil {
+		return nil, err
 	}
-	gDec, gModel, fabric, err := load(set.Graph("g_s"))
-	if err != nil {
-		return nil, "", err
+	if w.gDec, w.gMod, w.Fabric, err = load(set.Graph("g_s")); err != nil {
+		return nil, err
 	}
-	if tFabric != fabric { // each graph runs where its own verdict allows
-		fabric = "T " + tFabric + ", g_s " + fabric
-	}
-	// Load check: every row has A entries. Then each move's plane value
-	// (the stage operator of §13.5's row), with T's afrac.
-	a := len(tModel.Scalars)
-	for i, r := range rows {
-		if len(r) != a {
-			return nil, "", refusal.New(refusal.ModelMismatch, "row %d has %d entries; the set has A = %d", i, len(r), a)
-		}
+	if tFabric != w.Fabric {
+		w.Fabric = "T " + tFabric + ", g_s " + w.Fabric
 	}
 	net, err := ParseWHM(tBytes, false) // Lower has read it: it parses
 	if err != nil {
-		return nil, "", err
+		return nil, err
+	}
+	w.afrac = int64(net.Afrac)
+	return w, nil
+}
+
+// Set is the lowered pair, with its certificate.
+func (w *WorldSet) Set() *Set { return w.set }
+
+// Actions is A, the number of action planes: the entries of every row.
+func (w *WorldSet) Actions() int { return len(w.tModel.Scalars) }
+
+// Planes checks the rows (every row has A entries, model_mismatch) and
+// gives each move's plane value, dequantize(m, afrac, 0) with T's afrac
+// (E2); a plane value that leaves i64 is field_range.
+func (w *WorldSet) Planes(rows [][]int64) ([][]int64, error) {
+	a := w.Actions()
+	for i, r := range rows {
+		if len(r) != a {
+			return nil, refusal.New(refusal.ModelMismatch, "row %d has %d entries; the set has A = %d", i, len(r), a)
+		}
 	}
 	planes := make([][]int64, len(rows))
 	for i, r := range rows {
 		planes[i] = make([]int64, a)
 		for k, m := range r {
-			if planes[i][k], err = stage.Dequantize(m, int64(net.Afrac), 0); err != nil {
-				return nil, "", refusal.New(refusal.FieldRange, "row %d, plane %d: %v", i, k, err)
+			var err error
+			if planes[i][k], err = stage.Dequantize(m, w.afrac, 0); err != nil {
+				return nil, refusal.New(refusal.FieldRange, "row %d, plane %d: %v", i, k, err)
 			}
 		}
 	}
-	// Before the first frame: both graphs plan on z_0's shape, T gives it
-	// back, and g_s gives three channels (model_mismatch).
+	return planes, nil
+}
+
+// Clip is one world/1 run: the latent z it carries from frame to frame,
+// and the frame g_s(z). One clip is one sequence: step it from one
+// goroutine.
+type Clip struct {
+	w     *WorldSet
+	z     *tensor.T
+	frame Frame
+}
+
+// Start plans both graphs on z_0's shape (T must give it back, g_s must
+// give three channels: model_mismatch) and renders frame 0, g_s(z_0).
+func (w *WorldSet) Start(z0 *tensor.T) (*Clip, error) {
 	shape := z0.Shape
-	pt, err := tModel.PlanRun([]tensor.Shape{shape}, make([]int64, a))
+	pt, err := w.tModel.PlanRun([]tensor.Shape{shape}, make([]int64, w.Actions()))
 	if err != nil {
-		return nil, "", refusal.New(refusal.ModelMismatch, "T does not plan on z0 %v: %v", shape, err)
+		return nil, refusal.New(refusal.ModelMismatch, "T does not plan on z0 %v: %v", shape, err)
 	}
-	if got := pt.Shapes[tModel.Outputs[0]]; got != shape {
-		return nil, "", refusal.New(refusal.ModelMismatch, "T gives %v for z0 %v", got, shape)
+	if got := pt.Shapes[w.tModel.Outputs[0]]; got != shape {
+		return nil, refusal.New(refusal.ModelMismatch, "T gives %v for z0 %v", got, shape)
 	}
-	pg, err := gModel.PlanRun([]tensor.Shape{shape}, nil)
+	pg, err := w.gMod.PlanRun([]tensor.Shape{shape}, nil)
 	if err != nil {
-		return nil, "", refusal.New(refusal.ModelMismatch, "g_s does not plan on z0 %v: %v", shape, err)
+		return nil, refusal.New(refusal.ModelMismatch, "g_s does not plan on z0 %v: %v", shape, err)
 	}
-	if c := pg.Shapes[gModel.Outputs[0]].C; c != 3 {
-		return nil, "", refusal.New(refusal.ModelMismatch, "g_s gives %d channels, not 3", c)
+	if c := pg.Shapes[w.gMod.Outputs[0]].C; c != 3 {
+		return nil, refusal.New(refusal.ModelMismatch, "g_s gives %d channels, not 3", c)
 	}
-	frames := make([]Frame, 0, len(rows)+1)
-	z := z0
-	for i := 0; i <= len(rows); i++ {
-		if i > 0 {
-			out, err := tDec.Decode([]*tensor.T{z}, planes[i-1])
-			if err != nil {
-				return nil, "", fmt.Errorf("transition %d: %w", i-1, err)
-			}
-			z = out[0]
-		}
-		out, err := gDec.Decode([]*tensor.T{z}, nil)
+	c := &Clip{w: w, z: z0}
+	if c.frame, err = c.render(); err != nil {
+		return nil, fmt.Errorf("frame 0: %w", err)
+	}
+	return c, nil
+}
+
+// render is g_s(z) as a frame.
+func (c *Clip) render() (Frame, error) {
+	out, err := c.w.gDec.Decode([]*tensor.T{c.z}, nil)
+	if err != nil {
+		return Frame{}, err
+	}
+	return frameOf(out[0])
+}
+
+// Frame is the clip's current frame.
+func (c *Clip) Frame() Frame { return c.frame }
+
+// Latent is the latent z the current frame was rendered from.
+func (c *Clip) Latent() *tensor.T { return c.z }
+
+// Step takes one row of plane values (from Planes): z becomes T(z) with
+// them as the scalars, and the next frame g_s(z) is returned. On an error
+// the clip is left at its last frame.
+func (c *Clip) Step(planes []int64) (Frame, error) {
+	out, err := c.w.tDec.Decode([]*tensor.T{c.z}, planes)
+	if err != nil {
+		return Frame{}, err
+	}
+	prev := c.z
+	c.z = out[0]
+	f, err := c.render()
+	if err != nil {
+		c.z = prev
+		return Frame{}, err
+	}
+	c.frame = f
+	return f, nil
+}
+
+// RenderWorld renders world/1 (§13.5, informative): frame 0 is g_s(z_0);
+// for each row in order, z becomes T(z) with the row's plane values as the
+// scalars, and the next frame is g_s(z). Every check runs before the first
+// frame; a refusal returns no frames. It also names the fabric that ran.
+func RenderWorld(load Loader, tBytes, gsBytes []byte, z0 *tensor.T, rows [][]int64) ([]Frame, string, error) {
+	w, err := LoadWorld(load, tBytes, gsBytes)
+	if err != nil {
+		return nil, "", err
+	}
+	planes, err := w.Planes(rows)
+	if err != nil {
+		return nil, "", err
+	}
+	c, err := w.Start(z0)
+	if err != nil {
+		return nil, "", err
+	}
+	frames := append(make([]Frame, 0, len(rows)+1), c.Frame())
+	for i, p := range planes {
+		f, err := c.Step(p)
 		if err != nil {
-			return nil, "", fmt.Errorf("frame %d: %w", i, err)
-		}
-		f, err := frameOf(out[0])
-		if err != nil {
-			return nil, "", err
+			return nil, "", fmt.Errorf("transition %d: %w", i, err)
 		}
 		frames = append(frames, f)
 	}
-	return frames, fabric, nil
+	return frames, w.Fabric, nil
 }

@@ -35,7 +35,7 @@ func conformCmd(args []string, stdout, stderr io.Writer) int {
 	fabric := fabricFlag(fs, "cpu", setFabrics)
 	var vpaths paths
 	fs.Var(&vpaths, "vectors", "a vector file or directory (repeatable, and any further arguments are more; default the repository's vectors/)")
-	report := fs.String("report", "", "write conformance.json and conformance.html here (one subdirectory per fabric when several run)")
+	report := fs.String("report", "", "write conformance.json and conformance.html here (with --fabric all, one subdirectory per fabric)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
@@ -81,8 +81,10 @@ func conformCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		passed, failed = passed+r.Passed, failed+r.Failed
 		if *report != "" {
+			// all writes one subdirectory per fabric, however many are
+			// present, so that a report's place does not hang on the machine.
 			dir := *report
-			if len(fabrics) > 1 {
+			if *fabric == "all" {
 				dir = filepath.Join(dir, f.Name())
 			}
 			if err := r.WriteReport(dir); err != nil {

@@ -27,7 +27,7 @@ import (
 // crossover there, and the hybrid stays opt-in.
 const DefaultMinWork = 1 << 19
 
-// HybridFabric is the hybrid acc64 fabric (issue 6 item 5): an acc64
+// HybridFabric is the hybrid acc64 fabric: an acc64
 // implementation that runs the nodes whose certificate says they fit acc32
 // on an acc32 fabric (the GL one) and the rest on the CPU reference, with
 // tensors moved between as tensor.T. §6 allows partitioning across devices,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,5 +64,35 @@ func TestVectorsGenCheck(t *testing.T) {
 	so.Reset()
 	if rc := dispatch([]string{"vectors", "check", dir}, &so, &se); rc != 1 || !strings.Contains(so.String(), "ops/relu.jsonl: line 1 differs") {
 		t.Fatalf("check after edit: exit %d: %s", rc, so.String())
+	}
+}
+
+// TestConformUnreadableLine: the committed run_steps file with its line 2
+// cut short after its id and a zero-sided decode among the rest: line 2 is one vector
+// failed, named by its id and line, and every other line still runs and
+// passes (the refusal of §4 run step 1 is what step1_input0_h0 expects).
+func TestConformUnreadableLine(t *testing.T) {
+	b, err := os.ReadFile("../../vectors/graphs/run_steps.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	lines = lines[:len(lines)-1] // the empty text after the last LF
+	id := lines[1][strings.Index(lines[1], `"id":"`)+6:]
+	id = id[:strings.IndexByte(id, '"')]
+	lines[1] = lines[1][:strings.Index(lines[1], `,"load":`)] + "\n" // cut after its id
+	p := filepath.Join(t.TempDir(), "run_steps.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var so, se bytes.Buffer
+	rc := dispatch([]string{"conform", "--fabric", "cpu", p}, &so, &se)
+	out := strings.Split(strings.TrimSpace(so.String()), "\n")
+	want := []string{
+		"cpu: FAIL run_steps.jsonl " + id + " line 2: unreadable: unexpected EOF",
+		fmt.Sprintf("%d passed, 1 failed", len(lines)-1),
+	}
+	if rc != 1 || len(out) != 2 || out[0] != want[0] || out[1] != want[1] || !strings.Contains(string(b), `"id":"step1_input0_h0"`) {
+		t.Fatalf("exit %d\n%s%s\nwant\n%s", rc, so.String(), se.String(), strings.Join(want, "\n"))
 	}
 }

@@ -128,13 +128,20 @@ func (p *Program) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, erro
 }
 
 // Identity says who this fabric is: "fabric" cpu, the Go version, GOOS and
-// GOARCH, and the CPU model when /proc/cpuinfo can be read.
+// GOARCH, and the CPU model when /proc/cpuinfo can be read. A run under an
+// emulator says so in "emulation", the value of the environment variable
+// WAIOPS_EMULATION (scripts/test.sh sets it to the qemu-user program its
+// other-architecture runs go through): goarch is then the emulated machine,
+// and cpu what the emulator's /proc/cpuinfo shows, often the host's.
 func Identity() map[string]string {
 	id := map[string]string{
 		"fabric": "cpu",
 		"go":     runtime.Version(),
 		"goos":   runtime.GOOS,
 		"goarch": runtime.GOARCH,
+	}
+	if e := os.Getenv("WAIOPS_EMULATION"); e != "" {
+		id["emulation"] = e
 	}
 	if f, err := os.Open("/proc/cpuinfo"); err == nil {
 		defer f.Close()

@@ -21,24 +21,7 @@ import (
 // codes.
 // Seeds are the graphs of the committed corpus.
 func FuzzLoadDecode(f *testing.F) {
-	files, _ := filepath.Glob("../vectors/ops/*.jsonl")
-	for _, name := range files {
-		fh, err := os.Open(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		sc := bufio.NewScanner(fh)
-		sc.Buffer(nil, 1<<22)
-		for n := 0; sc.Scan() && n < 8; n++ {
-			var v struct{ Graph string }
-			if json.Unmarshal(sc.Bytes(), &v) == nil {
-				if b, err := hex.DecodeString(v.Graph); err == nil && len(b) < 1<<16 {
-					f.Add(b)
-				}
-			}
-		}
-		fh.Close()
-	}
+	seedGraphs(f)
 	cpu := NewCPU()
 	f.Fuzz(func(t *testing.T, b []byte) {
 		dec, g, err := cpu.Load(b)
@@ -58,6 +41,29 @@ func FuzzLoadDecode(f *testing.F) {
 			spectest.Refusal(t, err, refusal.ModelMismatch, refusal.TooLarge, refusal.FieldRange, refusal.GeometryMismatch)
 		}
 	})
+}
+
+// seedGraphs adds the graphs of the first vectors of each operator's file
+// in the committed corpus as seeds.
+func seedGraphs(f *testing.F) {
+	files, _ := filepath.Glob("../vectors/ops/*.jsonl")
+	for _, name := range files {
+		fh, err := os.Open(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		sc := bufio.NewScanner(fh)
+		sc.Buffer(nil, 1<<22)
+		for n := 0; sc.Scan() && n < 8; n++ {
+			var v struct{ Graph string }
+			if json.Unmarshal(sc.Bytes(), &v) == nil {
+				if b, err := hex.DecodeString(v.Graph); err == nil && len(b) < 1<<16 {
+					f.Add(b)
+				}
+			}
+		}
+		fh.Close()
+	}
 }
 
 // smallInputs builds each data input at its declared size, filled with its

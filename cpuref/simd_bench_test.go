@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/waiops/waiops/cpuref/dot"
+	"github.com/waiops/waiops/cpuref/internal/cputime"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
@@ -80,14 +81,14 @@ func BenchmarkSIMD(b *testing.B) {
 					simd = on
 					runtime.GOMAXPROCS(th)
 					defer runtime.GOMAXPROCS(procs)
-					t0 := cpuTime()
+					t0 := cputime.Process()
 					for b.Loop() {
 						if err := c.run(); err != nil {
 							b.Fatal(err)
 						}
 					}
 					report(b, c.macs, "MAC/s")
-					if cpu := cpuTime() - t0; cpu > 0 && t0 > 0 {
+					if cpu := cputime.Process() - t0; cpu > 0 && t0 > 0 {
 						// MAC per CPU-second, times the goroutines: the
 						// wall figure on th cores of an otherwise idle machine.
 						b.ReportMetric(float64(c.macs)*float64(b.N)*float64(th)/cpu.Seconds(), "MAC/s-cpu")

@@ -17,6 +17,7 @@
 # Steps, each under `timeout` and inside the whole run's time, each logged,
 # the issue's figures first: env (nvidia-smi clocks, CPU), gpuinfo (`waiops
 # gpu info`), conform (`waiops conform --fabric gpu`, report JSON + HTML),
+# conform-hybrid (the acc64 corpus split between the GPU and the CPU),
 # bench-large (GL fabric, GL time split: conv 3x3 64→64 and its raw-sum form
 # up to 1024×1024, conv_transpose, igdn, the synthesis network up to
 # 1024×1024 output), bench-cpu (the CPU reference on the large convs, for
@@ -185,6 +186,7 @@ export bin work
 step env 20 bash -c envinfo
 step gpuinfo 30 bash -c gpuinfo
 step conform 90 "$bin" conform --fabric gpu --report "$work/conformance"
+step conform-hybrid 60 "$bin" conform --fabric hybrid --report "$work/conformance-hybrid"
 step bench-large 150 "$bin" bench --fabric gpu "${large[@]}" --split \
 	--ops conv3x3,conv3x3_raw,convT3x3s2,igdn,graph_synth4 --peer-data "$work/peer" --out "$work/bench-large"
 step bench-cpu 90 "$bin" bench --fabric cpu "${cpu[@]}" --ops conv3x3,conv3x3_raw --out "$work/bench-cpu"

@@ -1,0 +1,548 @@
+// Package fetch is the sink's half of prior-carriage.md §15, §16 and §19.2
+// over HTTP (net/http): it fetches a set by digest from the roots it is
+// given and holds it only when its SHA-256 is the digest asked (DECISIONS H2,
+// H3), takes a successor as a dcz delta against a held predecessor (§16, H5),
+// and fetches a large set by range, piece by piece, from several sources,
+// each piece verified as it arrives (§19.2, H4).
+//
+// What it holds goes into a Store: a directory of files named by their
+// SHA-256 in lower-case hex, each written to a temporary file in the
+// directory, synced and renamed into place only once verified. Every
+// refusal is a *refusal.Error carrying a code of prior-carriage §20 or
+// DECISIONS H10. The server side is package serve.
+//
+// # Readings
+//
+//   - The timeout (H3: "no answer comes within the fetcher's timeout") is
+//     per request and counts silence: the response's headers must come, and
+//     then each read of its body must bring bytes, within it. A large body
+//     that keeps arriving is not cut off.
+//   - H3's byte bound is inclusive: a body of exactly MaxBytes is read. A
+//     coded (dcz) response is bounded by its decoded bytes, not its length.
+//   - A body that ends before its Content-Length, or a connection that breaks
+//     mid-body, is set_location_unavailable for a whole fetch (H3's failed
+//     connection) and content_range_mismatch for a range (H4: a body that
+//     ends early).
+//   - H5: a coded request answered in identity is checked as a plain
+//     response (H3), with no retry; a non-200 answer to it passes the root
+//     over (set_location_unavailable). A dcz body whose reading fails other
+//     than by H5's checks (the connection breaking inside the frame) is
+//     dcz_malformed, retried plain like the others.
+//   - A resource already held (a file a listing shares with the predecessor,
+//     §15) is not fetched. Resources fetched for a listing stay held under
+//     their digests when the set is then refused (a file missing, or its bound
+//     statement not reading): each was verified on its own, and the set is not
+//     held, so the CLI prints no "held" line.
+//   - §16 for a listing: with a predecessor listing held, each file of the
+//     successor is asked with the predecessor's file at the same path as its
+//     dictionary, where the two differ.
+//   - §19.2: piece i is asked of source i mod m first, then of each next
+//     source in turn; a piece that none yields stops the fetch (prior_not_held)
+//     and the rest are not asked. Pieces are written into a temporary file at
+//     their offsets; a piece that does not verify is written over by the next
+//     answer, and the file is discarded unless every piece verifies and its
+//     SHA-256, read back once streaming, is inner.
+package fetch
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/waiops/waiops/carriage"
+	"github.com/waiops/waiops/refusal"
+)
+
+// The codes of DECISIONS H3 and H4 (H10: they stand for http-delivery §13's
+// reasons). set_digest_mismatch is carriage.SetDigestMismatch.
+const (
+	LocationUnavailable refusal.Code = "set_location_unavailable"
+	CodingPresent       refusal.Code = "content_coding_present"
+	RangeMismatch       refusal.Code = "content_range_mismatch"
+	TooLarge            refusal.Code = "set_too_large"
+)
+
+// WellKnown is an origin's own set root's path (§15, DECISIONS H2).
+const WellKnown = "/.well-known/wai-sets/"
+
+// Defaults of a Fetcher whose fields are zero.
+const (
+	DefaultTimeout  = 30 * time.Second
+	DefaultMaxBytes = 1 << 40 // §18.2's largest plaintext
+)
+
+// CheckRoot applies DECISIONS H2: an absolute http or https URL, with a
+// host, ending in '/'.
+func CheckRoot(root string) error {
+	u, err := url.Parse(root)
+	if err != nil {
+		return fmt.Errorf("root %q: %v", root, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || !strings.HasSuffix(root, "/") || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("root %q is not an absolute http or https URL ending in '/' (DECISIONS H2)", root)
+	}
+	return nil
+}
+
+// OriginRoot is an origin's well-known root, <scheme>://<host>[:<port>]
+// /.well-known/wai-sets/ (DECISIONS H2), for an origin given as any
+// absolute http or https URL on it.
+func OriginRoot(origin string) (string, error) {
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("origin %q is not an absolute http or https URL", origin)
+	}
+	return u.Scheme + "://" + u.Host + WellKnown, nil
+}
+
+// Roots is DECISIONS H2's order: the configured roots, then the hints, then
+// the origin's well-known root (none when origin is ""), each root once, its
+// first occurrence kept.
+func Roots(configured, hints []string, origin string) ([]string, error) {
+	all := append(append([]string{}, configured...), hints...)
+	if origin != "" {
+		r, err := OriginRoot(origin)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, r)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range all {
+		if err := CheckRoot(r); err != nil {
+			return nil, err
+		}
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// Store is a content-addressed directory: the resource with SHA-256 D is
+// the file DIR/<D in lower-case hex>.
+type Store string
+
+// Path is the file that holds d.
+func (s Store) Path(d [32]byte) string { return filepath.Join(string(s), hex.EncodeToString(d[:])) }
+
+// Holds reports whether the store holds d.
+func (s Store) Holds(d [32]byte) bool {
+	fi, err := os.Stat(s.Path(d))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// ReadFile reads the resource d, refusing one of more than max bytes
+// without reading past max + 1.
+func (s Store) ReadFile(d [32]byte, max uint64) ([]byte, error) {
+	f, err := os.Open(s.Path(d))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit(max)+1))
+	if err == nil && uint64(len(b)) > max {
+		err = fmt.Errorf("%x is more than %d bytes", d, max)
+	}
+	return b, err
+}
+
+// temp is a temporary file in the store, made into a resource by commit.
+type temp struct {
+	s Store
+	f *os.File
+}
+
+func (s Store) create() (*temp, error) {
+	if err := os.MkdirAll(string(s), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(string(s), ".fetch-*")
+	if err != nil {
+		return nil, err
+	}
+	return &temp{s, f}, nil
+}
+
+// discard removes the temporary file.
+func (t *temp) discard() {
+	t.f.Close()
+	os.Remove(t.f.Name())
+}
+
+// commit syncs the temporary file and renames it to d's name (H3: the store
+// is written atomically), then syncs the directory so the name lasts.
+func (t *temp) commit(d [32]byte) error {
+	err := t.f.Chmod(0o644)
+	if err == nil {
+		err = t.f.Sync()
+	}
+	if cerr := t.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(t.f.Name(), t.s.Path(d))
+	}
+	if err != nil {
+		os.Remove(t.f.Name())
+		return err
+	}
+	if dir, err := os.Open(string(t.s)); err == nil {
+		dir.Sync()
+		dir.Close()
+	}
+	return nil
+}
+
+// Meter is what a progress display takes: the bytes held so far, added as
+// they come (a *progressbar.ProgressBar is one).
+type Meter interface {
+	Add64(n int64) error
+}
+
+// Attempt is one root passed over, one coded response refused before its
+// plain retry, or one failed attempt at a piece; Err carries its code.
+type Attempt struct {
+	Kind  string // "root", "coded" or "piece"
+	URL   string // the root or source as given
+	Piece int    // for "piece"
+	Err   error
+}
+
+// Code is the attempt's refusal code.
+func (a Attempt) Code() refusal.Code { return codeOf(a.Err) }
+
+func codeOf(err error) refusal.Code {
+	var r *refusal.Error
+	if errors.As(err, &r) {
+		return r.Code
+	}
+	return ""
+}
+
+// Fetcher fetches sets into Store. Its zero fields take the defaults.
+type Fetcher struct {
+	Store    Store
+	Client   *http.Client  // nil: a client with its own transport
+	Timeout  time.Duration // per request, of silence (see Readings); 0: DefaultTimeout
+	MaxBytes uint64        // the sink's byte bound, inclusive; 0: DefaultMaxBytes
+	// Report, where set, is told of each attempt that fails, as it fails.
+	Report func(Attempt)
+	// Progress, where set, gives a meter for a transfer of total bytes (-1
+	// when unknown), or nil for none.
+	Progress func(total int64) Meter
+	client   atomic.Pointer[http.Client]
+}
+
+func (f *Fetcher) timeout() time.Duration {
+	if f.Timeout > 0 {
+		return f.Timeout
+	}
+	return DefaultTimeout
+}
+
+func (f *Fetcher) maxBytes() uint64 {
+	if f.MaxBytes > 0 {
+		return f.MaxBytes
+	}
+	return DefaultMaxBytes
+}
+
+// limit is n as an int64 one below the largest, so n + 1 never wraps.
+func limit(n uint64) int64 { return int64(min(n, math.MaxInt64-1)) }
+
+func (f *Fetcher) httpClient() *http.Client {
+	if f.Client != nil {
+		return f.Client
+	}
+	if c := f.client.Load(); c != nil {
+		return c
+	}
+	// No transparent gzip (the request names its codings itself, H3) and
+	// enough idle connections for the pieces in flight.
+	c := &http.Client{Transport: &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         (&net.Dialer{Timeout: f.timeout(), KeepAlive: 30 * time.Second}).DialContext,
+		DisableCompression:  true,
+		MaxIdleConnsPerHost: 32,
+		IdleConnTimeout:     90 * time.Second,
+	}}
+	f.client.CompareAndSwap(nil, c)
+	return f.client.Load()
+}
+
+func (f *Fetcher) report(a Attempt) {
+	if f.Report != nil {
+		f.Report(a)
+	}
+}
+
+func (f *Fetcher) meter(total int64) Meter {
+	if f.Progress != nil {
+		if m := f.Progress(total); m != nil {
+			return m
+		}
+	}
+	return nil
+}
+
+// errSilent is a request the timeout cut off.
+var errSilent = errors.New("no answer within the timeout")
+
+// watch cancels a request once it has been silent for d.
+type watch struct {
+	d      time.Duration
+	timer  *time.Timer
+	fired  atomic.Bool
+	cancel context.CancelFunc
+}
+
+// silentBody is a response body whose reads restart its request's watch.
+type silentBody struct {
+	rc io.ReadCloser
+	w  *watch
+}
+
+func (b *silentBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if n > 0 {
+		b.w.timer.Reset(b.w.d)
+	}
+	if err != nil && err != io.EOF && b.w.fired.Load() {
+		err = errSilent
+	}
+	return n, err
+}
+
+func (b *silentBody) Close() error {
+	b.w.timer.Stop()
+	err := b.rc.Close()
+	b.w.cancel()
+	return err
+}
+
+// get sends a GET for u with hdr under the fetcher's timeout; a request
+// that fails or stays silent is set_location_unavailable (H3, H4).
+func (f *Fetcher) get(ctx context.Context, u string, hdr http.Header) (*http.Response, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	w := &watch{d: f.timeout(), cancel: cancel}
+	w.timer = time.AfterFunc(w.d, func() { w.fired.Store(true); cancel() })
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		w.timer.Stop()
+		cancel()
+		return nil, err
+	}
+	req.Header = hdr
+	resp, err := f.httpClient().Do(req)
+	if err != nil {
+		w.timer.Stop()
+		cancel()
+		if w.fired.Load() {
+			err = errSilent
+		}
+		return nil, refusal.New(LocationUnavailable, "%s: %v", u, err)
+	}
+	resp.Body = &silentBody{resp.Body, w}
+	return resp, nil
+}
+
+// codings is a response's Content-Encoding, identity left out (H3).
+func codings(resp *http.Response) []string {
+	var out []string
+	for _, v := range resp.Header.Values("Content-Encoding") {
+		for _, c := range strings.Split(v, ",") {
+			if c = strings.ToLower(strings.TrimSpace(c)); c != "" && c != "identity" {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// readTracker keeps its reader's error, so that a failed copy can say
+// whether the response or the store failed.
+type readTracker struct {
+	r   io.Reader
+	err error
+}
+
+func (t *readTracker) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if err != nil && err != io.EOF {
+		t.err = err
+	}
+	return n, err
+}
+
+// meterWriter adds what it is written to a meter.
+type meterWriter struct{ m Meter }
+
+func (w meterWriter) Write(b []byte) (int, error) {
+	w.m.Add64(int64(len(b)))
+	return len(b), nil
+}
+
+// sink is where a body's bytes go: the temporary file, the hash, and a
+// meter where the fetcher has one for a transfer of total bytes.
+func (f *Fetcher) sink(t *temp, sum io.Writer, total int64) io.Writer {
+	if m := f.meter(total); m != nil {
+		return io.MultiWriter(t.f, sum, meterWriter{m})
+	}
+	return io.MultiWriter(t.f, sum)
+}
+
+// Fetch holds the resource d: from the store when it is there already,
+// else from the first of roots that yields it (H3). With pred held, each
+// root is first asked for d coded against it (§16, H5). When every root is
+// passed over it refuses prior_not_held, naming each root's reason.
+func (f *Fetcher) Fetch(ctx context.Context, d [32]byte, roots []string, pred *[32]byte) error {
+	if f.Store.Holds(d) {
+		return nil
+	}
+	var dict []byte
+	if pred != nil && *pred != d && f.Store.Holds(*pred) {
+		b, err := f.Store.ReadFile(*pred, math.MaxInt64-1)
+		if err != nil {
+			return err
+		}
+		dict = b
+	}
+	var reasons []string
+	for _, root := range roots {
+		var err error
+		if dict != nil {
+			var retry bool
+			if err, retry = f.coded(ctx, root, d, *pred, dict); retry {
+				// H5: a refused coded response; the same root once more, plain.
+				f.report(Attempt{Kind: "coded", URL: root, Err: err})
+				err = f.plain(ctx, root, d)
+			}
+		} else {
+			err = f.plain(ctx, root, d)
+		}
+		if err == nil {
+			return nil
+		}
+		if codeOf(err) == "" { // the store, not the root
+			return err
+		}
+		f.report(Attempt{Kind: "root", URL: root, Err: err})
+		reasons = append(reasons, fmt.Sprintf("root %s: %v", root, err))
+	}
+	if len(roots) == 0 {
+		reasons = append(reasons, "no roots")
+	}
+	// H3: every root passed over; the set is not held (SPEC §3.1 check 6).
+	return refusal.New(carriage.PriorNotHeld, "no root yields %x: %s", d, strings.Join(reasons, "; "))
+}
+
+// plain is one fetch of d from root, H3's checks in order.
+func (f *Fetcher) plain(ctx context.Context, root string, d [32]byte) error {
+	u := root + hex.EncodeToString(d[:])
+	resp, err := f.get(ctx, u, http.Header{"Accept-Encoding": {"identity"}})
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return refusal.New(LocationUnavailable, "%s: status %s", u, resp.Status)
+	}
+	if c := codings(resp); len(c) > 0 {
+		return refusal.New(CodingPresent, "%s: Content-Encoding %s, which the request did not offer", u, strings.Join(c, ", "))
+	}
+	return f.hold(u, resp, d)
+}
+
+// hold reads an identity body, at most the bound and one byte, into the
+// store, and keeps it under d only when its SHA-256 is d (H3).
+func (f *Fetcher) hold(u string, resp *http.Response, d [32]byte) error {
+	bound := f.maxBytes()
+	if resp.ContentLength > limit(bound) {
+		return refusal.New(TooLarge, "%s: Content-Length %d is past the bound of %d bytes", u, resp.ContentLength, bound)
+	}
+	t, err := f.Store.create()
+	if err != nil {
+		return err
+	}
+	sum := sha256.New()
+	w := f.sink(t, sum, resp.ContentLength)
+	body := &readTracker{r: resp.Body}
+	n, err := io.Copy(w, io.LimitReader(body, limit(bound)+1))
+	if err != nil {
+		t.discard()
+		if body.err != nil {
+			return refusal.New(LocationUnavailable, "%s: the body breaks off after %d bytes: %v", u, n, body.err)
+		}
+		return err
+	}
+	if uint64(n) > bound {
+		t.discard()
+		return refusal.New(TooLarge, "%s: the body runs past the bound of %d bytes", u, bound)
+	}
+	var got [32]byte
+	sum.Sum(got[:0])
+	if got != d {
+		t.discard()
+		return refusal.New(carriage.SetDigestMismatch, "%s: %d bytes of SHA-256 %x, not %x", u, n, got, d)
+	}
+	return t.commit(d)
+}
+
+// FetchListing holds the wai.prior.set whose listing's digest is d: the
+// listing, then each file it names that the store does not hold, each under
+// its own digest (§15), then the set as carriage.Hold checks it, with its
+// bound statement (§18.1). pred, where held and a listing, lends each file
+// of the successor the predecessor's file at the same path as a dcz
+// dictionary (§16).
+func (f *Fetcher) FetchListing(ctx context.Context, d [32]byte, roots []string, pred *[32]byte) (*carriage.HeldSet, error) {
+	if err := f.Fetch(ctx, d, roots, pred); err != nil {
+		return nil, err
+	}
+	b, err := f.Store.ReadFile(d, f.maxBytes())
+	if err != nil {
+		return nil, err
+	}
+	l, err := carriage.ReadListing(b)
+	if err != nil {
+		return nil, err
+	}
+	before := map[string][32]byte{}
+	if pred != nil && f.Store.Holds(*pred) {
+		if pb, err := f.Store.ReadFile(*pred, f.maxBytes()); err == nil {
+			if pl, err := carriage.ReadListing(pb); err == nil {
+				for _, pf := range pl.Files {
+					before[pf.Path] = pf.SHA256
+				}
+			}
+		}
+	}
+	for _, file := range l.Files {
+		var fp *[32]byte
+		if p, ok := before[file.Path]; ok {
+			fp = &p
+		}
+		if err := f.Fetch(ctx, file.SHA256, roots, fp); err != nil {
+			var r *refusal.Error
+			if errors.As(err, &r) {
+				return nil, refusal.New(carriage.PriorNotHeld, "listing %x: file %s is not held: %s", d, file.Path, r.Msg)
+			}
+			return nil, err
+		}
+	}
+	return carriage.Hold(b, func(lf carriage.ListedFile) (io.ReadCloser, error) { return os.Open(f.Store.Path(lf.SHA256)) })
+}

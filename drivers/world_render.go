@@ -211,30 +211,40 @@ func (c *Clip) Step(planes []int64) (Frame, error) {
 	return f, nil
 }
 
-// RenderWorld renders world/1 (§13.5, informative): frame 0 is g_s(z_0);
-// for each row in order, z becomes T(z) with the row's plane values as the
+// Render renders a whole clip from z_0 (§13.5): frame 0 is g_s(z_0); for
+// each row in order, z becomes T(z) with the row's plane values as the
 // scalars, and the next frame is g_s(z). Every check runs before the first
-// frame; a refusal returns no frames. It also names the fabric that ran.
-func RenderWorld(load Loader, tBytes, gsBytes []byte, z0 *tensor.T, rows [][]int64) ([]Frame, string, error) {
-	w, err := LoadWorld(load, tBytes, gsBytes)
-	if err != nil {
-		return nil, "", err
-	}
+// frame; a refusal returns no frames.
+func (w *WorldSet) Render(z0 *tensor.T, rows [][]int64) ([]Frame, error) {
 	planes, err := w.Planes(rows)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	c, err := w.Start(z0)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	frames := append(make([]Frame, 0, len(rows)+1), c.Frame())
 	for i, p := range planes {
 		f, err := c.Step(p)
 		if err != nil {
-			return nil, "", fmt.Errorf("transition %d: %w", i, err)
+			return nil, fmt.Errorf("transition %d: %w", i, err)
 		}
 		frames = append(frames, f)
+	}
+	return frames, nil
+}
+
+// RenderWorld loads the pair and renders one clip (LoadWorld, then
+// WorldSet.Render), and names the fabric that ran.
+func RenderWorld(load Loader, tBytes, gsBytes []byte, z0 *tensor.T, rows [][]int64) ([]Frame, string, error) {
+	w, err := LoadWorld(load, tBytes, gsBytes)
+	if err != nil {
+		return nil, "", err
+	}
+	frames, err := w.Render(z0, rows)
+	if err != nil {
+		return nil, "", err
 	}
 	return frames, w.Fabric, nil
 }

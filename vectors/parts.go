@@ -8,6 +8,7 @@ import (
 
 	"github.com/waiops/waiops/carriage/corpus"
 	"github.com/waiops/waiops/drivers"
+	"github.com/waiops/waiops/internal/demo"
 	"github.com/waiops/waiops/prior"
 	"github.com/waiops/waiops/stage"
 )
@@ -39,6 +40,10 @@ var Parts = []Part{
 	{"certificates", []string{"certificates"}, under("certificates", drivers.CorpusFiles)},
 	// The prior-carriage corpus of §17 to §19 (package carriage/corpus).
 	{"carriage", []string{"carriage"}, under("carriage", corpus.Files)},
+	// The demo set that decodes to a picture (package internal/demo). It
+	// lies beside the corpus root, in examples/demo, being for people to
+	// run rather than a vector.
+	{"demo", []string{"../examples/demo"}, under("../examples/demo", demo.Files)},
 }
 
 // under places a generator's files, named relative to dir, under dir.

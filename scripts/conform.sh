@@ -10,13 +10,21 @@
 # CGO_ENABLED=0 build that needs none of them. WAIOPS_CPU_ONLY=1 takes that
 # path on purpose.
 set -euo pipefail
+# A report directory given relative is the caller's; the default is the
+# repository's conformance/.
+report=${1:-}
+case $report in
+  "") ;;
+  /*) ;;
+  *) report="$PWD/$report" ;;
+esac
 cd "$(dirname "$0")/.."
 # The exit trap stops only the X server setup.sh starts here, not a caller's.
 unset WAIOPS_XVFB_PID
 . scripts/setup.sh
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"; [ -z "${WAIOPS_XVFB_PID:-}" ] || kill "$WAIOPS_XVFB_PID" 2>/dev/null || true' EXIT
-report=${1:-conformance}
+report=${report:-conformance}
 
 # cpu_only says why the GL fabric is left out and what to install for it,
 # then runs the CPU fabric from a build that needs no C compiler or headers.

@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/waiops/waiops/cjson"
 )
@@ -20,7 +21,8 @@ var Readings = []string{
 }
 
 // JSON is the report as canonical JSON (§8.5): fabric identity, corpus
-// digest, per-group tallies and every failure.
+// digest, the run's date (RFC 3339, UTC), per-group tallies and every
+// failure.
 func (r *Report) JSON() map[string]any {
 	id := map[string]any{}
 	for k, v := range r.Identity {
@@ -39,6 +41,7 @@ func (r *Report) JSON() map[string]any {
 	}
 	return map[string]any{
 		"corpus_sha256": r.Corpus,
+		"date":          r.Date.Format(time.RFC3339),
 		"failed":        r.Failed,
 		"failures":      fails,
 		"fabric":        map[string]any{"identity": id, "name": r.Fabric, "profile": r.Profile},
@@ -83,7 +86,7 @@ td,th{border:1px solid #999;padding:.2em .6em;text-align:left}
 <h2>Fabric</h2>
 <table>{{range $k, $v := .Identity}}<tr><th>{{$k}}</th><td>{{$v}}</td></tr>{{end}}</table>
 <h2>Corpus</h2>
-<p>{{.Files}} files; SHA-256 over their bytes in sorted order: <code>{{.Corpus}}</code></p>
+<p>{{.Files}} files; SHA-256 over their bytes in sorted order: <code>{{.Corpus}}</code>; run {{.Date.Format "2006-01-02T15:04:05Z07:00"}}</p>
 <h2>Per operator</h2>
 <table><tr><th>operator or file</th><th>passed</th><th>failed</th></tr>
 {{range $n := .GroupNames}}{{with index $.Groups $n}}<tr><td>{{$n}}</td><td>{{.Passed}}</td><td{{if .Failed}} class="fail"{{end}}>{{.Failed}}</td></tr>{{end}}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/cjson"
@@ -63,7 +64,8 @@ type Report struct {
 	Fabric   string
 	Profile  string
 	Identity map[string]string
-	Corpus   string // the corpus SHA-256
+	Corpus   string    // the corpus SHA-256
+	Date     time.Time // when the run began, UTC
 	Files    int
 	Groups   map[string]*Tally
 	Failures []Failure
@@ -76,7 +78,7 @@ type Report struct {
 // other profiles are not counted.
 func Run(f Fabric, c *Corpus, stage StageEval) *Report {
 	r := &Report{
-		Fabric: f.Name(), Profile: string(f.Profile()), Identity: f.Identity(),
+		Fabric: f.Name(), Profile: string(f.Profile()), Identity: f.Identity(), Date: time.Now().UTC().Truncate(time.Second),
 		Corpus: c.SHA256, Files: len(c.Files), Groups: map[string]*Tally{},
 	}
 	for _, cf := range c.Files {

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/waiops/waiops/vectors"
+)
+
+func init() {
+	commands["conform matrix"] = command{"write index.md and index.html: every report of a folder, a row per fabric", conformMatrix}
+}
+
+// conformMatrix is `waiops conform matrix DIR`: DIR/*/conformance.json,
+// one folder per fabric (docs/conformance/), become DIR/index.md and
+// DIR/index.html, a row per fabric (identity, corpus digest, date) and a
+// column per operator, graph file and stage operator.
+func conformMatrix(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("conform matrix", stderr)
+	setUsage(fs, "DIR")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return 2
+	}
+	if err := vectors.WriteMatrix(pos[0]); err != nil {
+		return fail(err, stdout, stderr)
+	}
+	fmt.Fprintf(stdout, "wrote %s and %s\n", filepath.Join(pos[0], "index.md"), filepath.Join(pos[0], "index.html"))
+	return 0
+}

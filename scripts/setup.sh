@@ -4,9 +4,10 @@
 #   . scripts/setup.sh
 # Packages: a C compiler for cgo (without one Go builds no GL fabric), Xvfb
 # and Mesa (llvmpipe) for GL 4.3+, the X11/GL -dev headers that go-gl/glfw
-# compiles against, and EGL (headers, Mesa's EGL) for the
-# headless -tags egl build.
-pkgs="gcc libc6-dev xvfb xauth libgl1-mesa-dri libgl-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev libglx-mesa0 mesa-utils libegl-dev libegl-mesa0"
+# compiles against, EGL (headers, Mesa's EGL) for the headless -tags egl
+# build, and qemu-user-static to run the CPU fabric built for arm64, riscv64
+# and s390x (big-endian).
+pkgs="gcc libc6-dev xvfb xauth libgl1-mesa-dri libgl-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev libglx-mesa0 mesa-utils libegl-dev libegl-mesa0 qemu-user-static"
 missing=""
 for p in $pkgs; do
   dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

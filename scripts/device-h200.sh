@@ -15,21 +15,28 @@
 #   --total SECONDS                  the whole run's time (default 330, local 900)
 #
 # Steps, each under `timeout` and inside the whole run's time, each logged,
-# the issue's figures first: env (nvidia-smi clocks, CPU), gpuinfo (`waiops
-# gpu info`), conform (`waiops conform --fabric gpu`, report JSON + HTML),
-# conform-hybrid (the acc64 corpus split between the GPU and the CPU),
-# bench-large (GL fabric, GL time split: conv 3x3 64→64 and its raw-sum form
-# up to 1024×1024, conv_transpose, igdn, the synthesis network up to
-# 1024×1024 output), bench-cpu (the CPU reference on the large convs, for
-# GPU/CPU ratios), torch (cuDNN fp32, TF32, fp16 on the raw-sum conv's data,
-# ratios to ours), bench (every fabric present: the standard sweep and the
-# int_synth and world decoders, GL time split), env-after (clocks after
-# load). One step failing leaves the others' output. After every step the
-# results are packed again, so a run cut short still brings back what it
-# made: $OUT holds summary.txt (each step's exit status and seconds),
-# results.tar.gz (everything but the peer data, which any run makes again),
-# and copies of gpuinfo.json, bench-large.md, torch_peer.md and run.log
-# (the device's `run` brings back at most 8 files, 2 folders down).
+# the issue's figures first:
+#   env             uname, CPUs, ldd, nvidia-smi clocks
+#   gpuinfo         `waiops gpu info`: GL identity, limits, features
+#   conform         `waiops conform --fabric gpu`, report JSON + HTML
+#   conform-hybrid  the acc64 corpus split between the GPU and the CPU
+#   bench-large     GL fabric with its time split: conv 3x3 64→64 (with rq and
+#                   clamp, and as raw sums) at 256 and 512, conv_transpose,
+#                   igdn, the synthesis network to 512×512 output
+#   bench-1024      the same at 1024×1024 (conv_transpose left out: its output
+#                   would pass 2^26 elements), apart so that a slow kernel
+#                   there keeps the figures above
+#   bench-cpu       the CPU reference on the large convs, for GPU/CPU ratios
+#   torch           cuDNN fp32, TF32, fp16 on the raw-sum conv's data, ratios
+#   bench           every fabric present: the standard sweep, int_synth, world
+#   env-after       clocks after load
+# and beside them logs/clocks.csv, the SM clock, load and power each second.
+# One step failing leaves the others' output. After every step the results
+# are packed again, so a run cut short still brings back what it made: $OUT
+# holds summary.txt (each step's exit status and seconds), results.tar.gz
+# (everything but the peer data, which any run makes again), and copies of
+# gpuinfo.json, bench-large.md, bench-1024.md, torch_peer.md and run.log (the
+# device's `run` brings back at most 8 files, 2 folders down).
 set -u
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -92,6 +99,7 @@ pack() {
 	cp "$summary" "$OUT/summary.txt"
 	[ -f "$work/gpuinfo.json" ] && cp "$work/gpuinfo.json" "$OUT/"
 	[ -f "$work/bench-large/bench.md" ] && cp "$work/bench-large/bench.md" "$OUT/bench-large.md"
+	[ -f "$work/bench-1024/bench.md" ] && cp "$work/bench-1024/bench.md" "$OUT/bench-1024.md"
 	[ -f "$work/torch/torch_peer.md" ] && cp "$work/torch/torch_peer.md" "$OUT/"
 	cp "$log" "$OUT/run.log"
 	tar -czf "$OUT/results.tar.gz.part" -C "$work" --exclude=./peer . && mv "$OUT/results.tar.gz.part" "$OUT/results.tar.gz"
@@ -149,11 +157,13 @@ chmod +x "$bin" 2>/dev/null
 # same steps at sizes that finish in minutes.
 if [ "$mode" = device ]; then
 	sweep=(--split)
-	large=(--sizes 256,512,1024 --synth-sizes 16,32,64 --runs 7 --warmup 2 --budget 10s)
+	large=(--sizes 256,512 --synth-sizes 16,32 --runs 7 --warmup 2 --budget 10s)
+	huge=(--sizes 1024 --synth-sizes 64 --runs 5 --warmup 1 --budget 10s)
 	cpu=(--sizes 512,1024 --runs 3 --warmup 1 --budget 10s)
 else
 	sweep=(--quick --split)
 	large=(--sizes 16,64 --synth-sizes 4 --runs 3 --warmup 1 --budget 5s)
+	huge=(--sizes 32 --synth-sizes 2 --runs 2 --warmup 1 --budget 5s)
 	cpu=(--sizes 16,64 --runs 3 --warmup 1 --budget 5s)
 fi
 
@@ -184,17 +194,29 @@ gpuinfo() {
 export -f envinfo gpuinfo
 export bin work
 step env 20 bash -c envinfo
+# The SM clock, memory clock, load and power once a second through the
+# whole run (logs/clocks.csv), for the int32 limit at the clock the work ran at.
+clocks=
+if command -v nvidia-smi >/dev/null; then
+	nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,utilization.gpu,power.draw --format=csv -lms 1000 >"$work/logs/clocks.csv" 2>&1 &
+	clocks=$!
+fi
 step gpuinfo 30 bash -c gpuinfo
 step conform 90 "$bin" conform --fabric gpu --report "$work/conformance"
 step conform-hybrid 60 "$bin" conform --fabric hybrid --report "$work/conformance-hybrid"
-step bench-large 150 "$bin" bench --fabric gpu "${large[@]}" --split \
+step bench-large 120 "$bin" bench --fabric gpu "${large[@]}" --split \
 	--ops conv3x3,conv3x3_raw,convT3x3s2,igdn,graph_synth4 --peer-data "$work/peer" --out "$work/bench-large"
+# 1024×1024 apart, so that a slow kernel there keeps the figures above.
+step bench-1024 100 "$bin" bench --fabric gpu "${huge[@]}" --split \
+	--ops conv3x3,conv3x3_raw,igdn,graph_synth4 --peer-data "$work/peer" --out "$work/bench-1024"
 step bench-cpu 90 "$bin" bench --fabric cpu "${cpu[@]}" --ops conv3x3,conv3x3_raw --out "$work/bench-cpu"
 step torch 120 env PYTHONUNBUFFERED=1 python3 scripts/torch_peer.py --data "$work/peer" \
-	--bench "$work/bench-large/bench.json" --bench "$work/bench-cpu/bench.json" --out "$work/torch"
+	--bench "$work/bench-large/bench.json" --bench "$work/bench-1024/bench.json" \
+	--bench "$work/bench-cpu/bench.json" --out "$work/torch"
 step bench 120 "$bin" bench --fabric all "${sweep[@]}" --out "$work/bench"
 step env-after 20 bash -c envinfo
 
+[ -n "$clocks" ] && kill "$clocks" 2>/dev/null
 echo "device-h200.sh: done in $(($(date +%s) - start))s"
 cat "$summary"
 pack

@@ -50,3 +50,14 @@ WAIOPS_CPU_ONLY=1 bash scripts/conform.sh "$out/conform-first" 2>&1 | tail -n 3
 echo "== EGL context, no display (-tags egl)"
 env -u DISPLAY go test -tags egl -count=1 ./gpu
 env -u DISPLAY go run -tags egl ./cmd/waiops conform --fabric gpu
+
+echo "== the CPU fabric on arm64, riscv64 and s390x (big-endian), under qemu-user"
+# CGO_ENABLED=0 builds (no GL); WAIOPS_EMULATION puts the emulator in each
+# report's fabric identity beside goarch. Then the matrix of every report.
+for arch in arm64 riscv64 s390x; do
+  q=qemu-$arch-static
+  [ "$arch" = arm64 ] && q=qemu-aarch64-static
+  CGO_ENABLED=0 GOOS=linux GOARCH=$arch go build -o "$out/waiops-$arch" ./cmd/waiops
+  WAIOPS_EMULATION="qemu-user ($q)" "$q" "$out/waiops-$arch" conform --fabric cpu --report "$out/conformance/cpu-$arch-qemu"
+done
+"$out/waiops" conform matrix "$out/conformance"

@@ -70,6 +70,14 @@ func (d *Device) download(b *buffer) []int32 {
 func (b *buffer) free() {
 	if b != nil && len(b.ids) > 0 {
 		gl.DeleteBuffers(int32(len(b.ids)), &b.ids[0])
+		b.forget()
+	}
+}
+
+// forget drops the buffer without GL, once the context that held its
+// storage is lost.
+func (b *buffer) forget() {
+	if b != nil {
 		live.buffers.Add(-int64(len(b.ids)))
 		b.ids = nil
 	}

@@ -176,6 +176,25 @@ func contextOn(dpy C.EGLDisplay) (*glContext, error) {
 	return &glContext{dpy: dpy, ctx: ctx}, nil
 }
 
+// current says why the context is no longer current on the GL thread, or
+// no longer usable: its display terminated (EGL keeps a current context
+// alive past eglTerminate, but its handles are invalid), or nil.
+func (c *glContext) current() error {
+	if C.eglGetCurrentContext() != c.ctx {
+		return errors.New("the EGL context is not current")
+	}
+	var v C.EGLint
+	if C.eglQueryContext(c.dpy, c.ctx, C.EGL_CONTEXT_CLIENT_TYPE, &v) == C.EGL_FALSE {
+		return errors.New("the EGL display is gone: eglQueryContext: " + eglError())
+	}
+	return nil
+}
+
+// terminate ends the display under the context, as any other user of the
+// process's EGL display may (eglGetPlatformDisplay returns one handle per
+// display): the lost-context test uses it.
+func (c *glContext) terminate() { C.eglTerminate(c.dpy) }
+
 // destroy releases the context and the display, on the GL thread.
 func (c *glContext) destroy() {
 	C.eglMakeCurrent(c.dpy, nil, nil, nil)

@@ -47,6 +47,15 @@ func newContext() (c *glContext, err error) {
 // identify names the context in the identity.
 func (c *glContext) identify(id *Identity) { id.Context = "glfw" }
 
+// current says why the window's context is no longer current on the GL
+// thread (the window was destroyed), or nil.
+func (c *glContext) current() error {
+	if glfw.GetCurrentContext() != c.win {
+		return errors.New("the GLFW window's context is not current (the window was destroyed)")
+	}
+	return nil
+}
+
 // destroy releases the window and GLFW, on the GL thread.
 func (c *glContext) destroy() {
 	c.win.Destroy()

@@ -47,7 +47,7 @@ func Open() (*Device, error) {
 		return opened, nil
 	}
 	d := &Device{progs: map[string]*glProgram{}}
-	th, err := startThread(d.initGL)
+	th, err := startThread(d.initGL, func() error { return d.ctx.current() })
 	if err != nil {
 		return nil, err
 	}

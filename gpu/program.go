@@ -92,19 +92,26 @@ func (d *Device) Load(b []byte) (*Program, error) {
 func (p *Program) Graph() *whg1.Graph { return p.g }
 
 // Close releases the parameters on the device. A second Close does
-// nothing; a Decode after Close returns ErrClosed.
+// nothing; a Decode after Close returns ErrClosed. Once the context is
+// lost, Close forgets what the program held (it went with the context)
+// and returns ErrLost.
 func (p *Program) Close() error {
-	return p.d.th.call(func() error {
-		if p.closed {
-			return nil
-		}
-		for _, b := range p.prm {
-			b.free()
-		}
-		p.closed = true
-		live.programs.Add(-1)
+	return p.d.th.release(func() error {
+		p.letGo((*buffer).free)
 		return nil
-	})
+	}, func() { p.letGo((*buffer).forget) })
+}
+
+// letGo passes each parameter buffer to drop once, on the GL thread.
+func (p *Program) letGo(drop func(*buffer)) {
+	if p.closed {
+		return
+	}
+	for _, b := range p.prm {
+		drop(b)
+	}
+	p.closed = true
+	live.programs.Add(-1)
 }
 
 // Decode runs one decode (§4): run steps 1–3 are whg1's PlanRun; step 4

@@ -3,18 +3,33 @@
 package gpu
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 )
 
+// ErrLost is what every call on a Device returns once its GL context is
+// gone (its window destroyed, its EGL display terminated): the error
+// wraps it with what was seen. Nothing the context held survives; the
+// process's Open keeps returning the lost Device.
+var ErrLost = errors.New("gpu: the GL context is lost")
+
 // glThread is the one goroutine, locked to one OS thread, that owns the GL
 // context (CONVENTIONS §6): GL calls from any other thread are undefined.
-type glThread struct{ work chan func() }
+type glThread struct {
+	work chan func()
+	// alive says why the context is no longer current on the thread (nil
+	// while it is). lost is the first such answer, wrapping ErrLost; both
+	// are used on the GL thread only.
+	alive func() error
+	lost  error
+}
 
 // startThread locks a new goroutine to its OS thread and runs init there.
-// If init fails the goroutine exits and the error is returned.
-func startThread(init func() error) (*glThread, error) {
-	t := &glThread{work: make(chan func())}
+// If init fails the goroutine exits and the error is returned. alive is
+// asked before every later call.
+func startThread(init, alive func() error) (*glThread, error) {
+	t := &glThread{work: make(chan func()), alive: alive}
 	errc := make(chan error)
 	go func() {
 		runtime.LockOSThread()
@@ -33,10 +48,31 @@ func startThread(init func() error) (*glThread, error) {
 	return t, nil
 }
 
-// call runs f on the GL thread and waits for it.
-func (t *glThread) call(f func() error) error {
+// call runs f on the GL thread and waits for it. Once the context is lost
+// it runs nothing and returns the loss: no GL call is made without a
+// current context, which could crash inside the driver.
+func (t *glThread) call(f func() error) error { return t.release(f, nil) }
+
+// release is call for an f that lets go of GL objects: after the loss it
+// runs gone instead, which forgets them without GL (they went with the
+// context), and still returns the loss.
+func (t *glThread) release(f func() error, gone func()) error {
 	done := make(chan error)
-	t.work <- func() { done <- guard(f) }
+	t.work <- func() {
+		if t.lost == nil {
+			if err := guard(t.alive); err != nil {
+				t.lost = fmt.Errorf("%w: %v", ErrLost, err)
+			}
+		}
+		if t.lost != nil {
+			if gone != nil {
+				gone()
+			}
+			done <- t.lost
+			return
+		}
+		done <- guard(f)
+	}
 	return <-done
 }
 

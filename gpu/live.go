@@ -8,6 +8,12 @@ import (
 // ErrClosed is what a Program's Decode returns after its Close.
 var ErrClosed = errors.New("gpu: the program is closed (load the graph again)")
 
+// ErrLost is what every call on a Device returns once its GL context is
+// gone (its window destroyed, its EGL display terminated): the error
+// wraps it with what was seen. Nothing the context held survives; the
+// process's Open keeps returning the lost Device.
+var ErrLost = errors.New("gpu: the GL context is lost")
+
 // Live counts what the GL fabric holds on the device at one moment, over
 // the whole process, so that a long-running decoder can show it stays
 // bounded.

@@ -3,16 +3,9 @@
 package gpu
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 )
-
-// ErrLost is what every call on a Device returns once its GL context is
-// gone (its window destroyed, its EGL display terminated): the error
-// wraps it with what was seen. Nothing the context held survives; the
-// process's Open keeps returning the lost Device.
-var ErrLost = errors.New("gpu: the GL context is lost")
 
 // glThread is the one goroutine, locked to one OS thread, that owns the GL
 // context (CONVENTIONS §6): GL calls from any other thread are undefined.

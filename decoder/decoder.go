@@ -298,3 +298,22 @@ func PCM(t *tensor.T) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// ScaleSegments and ScalePlane are wai.image.jpegai's scale-path inputs
+// and outputs (jpegai-int/1, §13.6.1).
+type (
+	ScaleSegments = drivers.ScaleSegments
+	ScalePlane    = drivers.ScalePlane
+)
+
+// DecodeJPEGAIScale loads the jpegai-int/1 bundle members hs_y.json,
+// hs_uv.json and norm.json and runs the scale path and its two entropy
+// decodes on seg (§13.6.1), for the y and uv planes. It returns the fabric
+// that ran.
+func (d *Decoder) DecodeJPEGAIScale(hsY, hsUV, norm []byte, seg ScaleSegments) (y, uv *ScalePlane, fabric string, err error) {
+	return drivers.DecodeScale(d.load, hsY, hsUV, norm, seg)
+}
+
+// ParseGRFS reads the jpegai scale path's flags, {"y": [160 flags], "uv":
+// [96 flags]} with each flag true/false or 0/1.
+func ParseGRFS(b []byte) (y, uv []bool, err error) { return drivers.ParseGRFS(b) }

@@ -1,19 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"image"
-	"image/png"
 	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/waiops/waiops/cjson"
-	"github.com/waiops/waiops/drivers"
-	"github.com/waiops/waiops/plan"
+	"github.com/waiops/waiops/decoder"
 	"github.com/waiops/waiops/tensor"
-	"github.com/waiops/waiops/whg1"
 )
 
 func init() {
@@ -22,27 +17,17 @@ func init() {
 	commands["decode jpegai"] = command{"run the jpegai-int/1 scale path and its entropy decodes (§13.6.1)", runDecodeJPEGAI}
 }
 
-// sessionLoader opens the planner for a --fabric choice and wraps it as the
-// drivers' Loader; any note on the session goes to stderr.
-func sessionLoader(fabric string, stderr io.Writer) (drivers.Loader, error) {
-	choice, err := plan.ParseChoice(fabric)
+// openDecoder opens the decoder API for a --fabric choice; any note on
+// why a fabric is not used goes to stderr.
+func openDecoder(fabric string, stderr io.Writer) (*decoder.Decoder, error) {
+	d, err := decoder.Open(decoder.Options{Fabric: decoder.Fabric(fabric)})
 	if err != nil {
 		return nil, err
 	}
-	sess, err := plan.NewSession(choice)
-	if err != nil {
-		return nil, err
+	if n := d.Note(); n != "" {
+		fmt.Fprintln(stderr, "note:", n)
 	}
-	if sess.Note != "" {
-		fmt.Fprintln(stderr, "note:", sess.Note)
-	}
-	return func(b []byte) (whg1.Decoder, *whg1.Graph, string, error) {
-		g, err := sess.Load(b)
-		if err != nil {
-			return nil, nil, "", err
-		}
-		return g, g.Model, g.Fabric.Name(), nil
-	}, nil
+	return d, nil
 }
 
 // readFiles reads each named file, in order.
@@ -56,18 +41,6 @@ func readFiles(names ...string) ([][]byte, error) {
 		out[i] = b
 	}
 	return out, nil
-}
-
-// pngOf encodes a frame as an 8-bit RGB PNG (opaque RGBA).
-func pngOf(f drivers.Frame) ([]byte, error) {
-	img := image.NewNRGBA(image.Rect(0, 0, f.W, f.H))
-	for i := range f.H * f.W {
-		copy(img.Pix[4*i:], f.RGB[3*i:3*i+3])
-		img.Pix[4*i+3] = 255
-	}
-	var buf bytes.Buffer
-	err := png.Encode(&buf, img)
-	return buf.Bytes(), err
 }
 
 // output is one file a decode writes once it has succeeded.
@@ -108,22 +81,27 @@ func runDecodeSynth(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
-	load, err := sessionLoader(*fabric, stderr)
+	d, err := openDecoder(*fabric, stderr)
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
-	f, used, err := drivers.DecodeSynth(load, in[0], in[1])
+	defer d.Close()
+	s, err := d.LoadSynth(in[0])
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
-	fmt.Fprintln(stderr, "fabric:", used)
-	p, err := pngOf(f)
+	f, err := s.Decode(in[1])
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	fmt.Fprintln(stderr, "fabric:", s.Fabric())
+	p, err := f.PNG()
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
 	outs := []output{{*out, p}}
 	if *raw != "" {
-		outs = append(outs, output{*raw, f.RGB})
+		outs = append(outs, output{*raw, f.RGB()})
 	}
 	if err := writeOutputs(outs); err != nil {
 		return fail(err, stdout, stderr)
@@ -152,32 +130,37 @@ func runDecodeWorld(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
-	z0, err := drivers.ParseLatent(in[2])
+	z0, err := decoder.ParseLatent(in[2])
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
-	rows, err := drivers.ParseRows(in[3])
+	rows, err := decoder.ParseRows(in[3])
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
-	load, err := sessionLoader(*fabric, stderr)
+	d, err := openDecoder(*fabric, stderr)
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
-	frames, used, err := drivers.RenderWorld(load, in[0], in[1], z0, rows)
+	defer d.Close()
+	w, err := d.LoadWorld(in[0], in[1])
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
-	fmt.Fprintln(stderr, "fabric:", used)
+	frames, err := w.Render(z0, rows)
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	fmt.Fprintln(stderr, "fabric:", w.Fabric())
 	var outs []output
 	var all []byte
 	for i, f := range frames {
-		p, err := pngOf(f)
+		p, err := f.PNG()
 		if err != nil {
 			return fail(err, stdout, stderr)
 		}
 		outs = append(outs, output{filepath.Join(*out, fmt.Sprintf("frame_%04d.png", i)), p})
-		all = append(all, f.RGB...)
+		all = append(all, f.RGB()...)
 	}
 	if *raw != "" {
 		outs = append(outs, output{*raw, all})
@@ -215,15 +198,16 @@ func runDecodeJPEGAI(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
-	seg := drivers.ScaleSegments{SOZ: in[3], SORP: in[4], SORS: in[5]}
-	if seg.GRFSY, seg.GRFSUV, err = drivers.ParseGRFS(in[6]); err != nil {
+	seg := decoder.ScaleSegments{SOZ: in[3], SORP: in[4], SORS: in[5]}
+	if seg.GRFSY, seg.GRFSUV, err = decoder.ParseGRFS(in[6]); err != nil {
 		return fail(err, stdout, stderr)
 	}
-	load, err := sessionLoader(*fabric, stderr)
+	d, err := openDecoder(*fabric, stderr)
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
-	y, uv, used, err := drivers.DecodeScale(load, in[0], in[1], in[2], seg)
+	defer d.Close()
+	y, uv, used, err := d.DecodeJPEGAIScale(in[0], in[1], in[2], seg)
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
@@ -231,7 +215,7 @@ func runDecodeJPEGAI(args []string, stdout, stderr io.Writer) int {
 	var outs []output
 	for _, pl := range []struct {
 		name string
-		p    *drivers.ScalePlane
+		p    *decoder.ScalePlane
 	}{{"y", y}, {"uv", uv}} {
 		for _, t := range []struct {
 			name string

@@ -1,0 +1,257 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/waiops/waiops/carriage/dcz"
+	"github.com/waiops/waiops/carriage/fetch"
+	"github.com/waiops/waiops/carriage/serve"
+)
+
+func init() {
+	commands["prior fetch"] = command{"fetch a set by digest from set roots over HTTP and hold it (prior-carriage §15, §16)", runPriorFetch}
+	commands["prior fetch-tree"] = command{"fetch a set by range from several sources, each piece verified on arrival (prior-carriage §19.2)", runPriorFetchTree}
+	commands["prior serve"] = command{"serve a store as a set root over HTTP (prior-carriage §15, §16, §18.1)", runPriorServe}
+	commands["prior dcz"] = command{"code a successor as dcz against its predecessor (prior-carriage §16, RFC 9842)", runPriorDcz}
+}
+
+// progressFloor is the smallest transfer that shows a progress bar.
+const progressFloor = 4 << 20
+
+// progress is a fetcher's Progress: a bar on stderr for a transfer of more
+// than progressFloor bytes when stderr is a terminal, and nothing otherwise.
+func progress(stderr io.Writer) func(total int64) fetch.Meter {
+	f, ok := stderr.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	return func(total int64) fetch.Meter {
+		if total <= progressFloor {
+			return nil
+		}
+		return progressbar.NewOptions64(total, progressbar.OptionSetWriter(f), progressbar.OptionShowBytes(true),
+			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish(), progressbar.OptionSetDescription("fetching"))
+	}
+}
+
+// reporter prints each attempt that fails on stderr: `root <url>: <code>`,
+// `coded <url>: <code>` or `piece <i> <url>: <code>`.
+func reporter(stderr io.Writer) func(fetch.Attempt) {
+	return func(a fetch.Attempt) {
+		if a.Kind == "piece" {
+			fmt.Fprintf(stderr, "piece %d %s: %s\n", a.Piece, a.URL, a.Code())
+			return
+		}
+		fmt.Fprintf(stderr, "%s %s: %s\n", a.Kind, a.URL, a.Code())
+	}
+}
+
+// digestArg reads a digest: 64 lower-case hexadecimal digits.
+func digestArg(what, s string) ([32]byte, error) {
+	var d [32]byte
+	if len(s) != 64 || strings.ToLower(s) != s {
+		return d, fmt.Errorf("%s %q is not 64 lower-case hexadecimal digits", what, s)
+	}
+	_, err := hex.Decode(d[:], []byte(s))
+	if err != nil {
+		return d, fmt.Errorf("%s %q is not 64 lower-case hexadecimal digits", what, s)
+	}
+	return d, nil
+}
+
+// runPriorFetch is `waiops prior fetch DIGEST --store DIR [--root URL]...
+// [--hint URL]... [--origin URL] [--listing] [--predecessor DIGEST]
+// [--max-bytes N] [--timeout DUR]`: `held <digest>` on stdout once the set
+// is held at DIR/<digest>; each root passed over on stderr.
+func runPriorFetch(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("prior fetch", stderr)
+	setUsage(fs, "DIGEST --store DIR [--root URL]... [--hint URL]... [--origin URL] [--listing] [--predecessor DIGEST] [--max-bytes N] [--timeout DUR]")
+	store := fs.String("store", "", "the content-addressed store: DIR/<sha256> for each resource held")
+	var roots, hints paths
+	fs.Var(&roots, "root", "a configured set root, asked first (repeatable; an http or https URL ending in /)")
+	fs.Var(&hints, "hint", "a location hint, a set root asked after the configured ones (repeatable)")
+	origin := fs.String("origin", "", "the origin, whose well-known root /.well-known/wai-sets/ is asked last")
+	listing := fs.Bool("listing", false, "the digest names a wai.prior.set listing: fetch it, then each file it names that the store lacks")
+	predHex := fs.String("predecessor", "", "a held set to name as a dcz dictionary (§16); with --listing, a held listing whose files are named path by path")
+	maxBytes := fs.String("max-bytes", "", "the byte bound, inclusive: a set of more bytes is refused without reading past the bound (default 2^40)")
+	timeout := fs.Duration("timeout", fetch.DefaultTimeout, "how long a request may stay silent")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(pos) != 1 || *store == "" || *timeout <= 0 {
+		fs.Usage()
+		return 2
+	}
+	d, err := digestArg("DIGEST", pos[0])
+	if err != nil {
+		return usageError(fs, err)
+	}
+	var pred *[32]byte
+	if *predHex != "" {
+		p, err := digestArg("--predecessor", *predHex)
+		if err != nil {
+			return usageError(fs, err)
+		}
+		pred = &p
+	}
+	var bound uint64
+	if *maxBytes != "" {
+		if bound, err = strconv.ParseUint(*maxBytes, 10, 64); err != nil || bound == 0 {
+			return usageError(fs, fmt.Errorf("--max-bytes %q is not an integer of 1 to 2^64 - 1", *maxBytes))
+		}
+	}
+	all, err := fetch.Roots(roots, hints, *origin)
+	if err != nil {
+		return usageError(fs, err)
+	}
+	f := &fetch.Fetcher{Store: fetch.Store(*store), Timeout: *timeout, MaxBytes: bound, Report: reporter(stderr), Progress: progress(stderr)}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if *listing {
+		_, err = f.FetchListing(ctx, d, all, pred)
+	} else {
+		err = f.Fetch(ctx, d, all, pred)
+	}
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	fmt.Fprintf(stdout, "held %x\n", d)
+	return 0
+}
+
+// usageError reports a wrong argument as bad usage (exit 2).
+func usageError(fs *flag.FlagSet, err error) int {
+	fmt.Fprintf(fs.Output(), "%s: %v\n", fs.Name(), err)
+	fs.Usage()
+	return 2
+}
+
+// runPriorFetchTree is `waiops prior fetch-tree HEAD.wtr1 --store DIR
+// --source URL [--source URL]... [--timeout DUR]`: `held <inner>` on stdout
+// once the set is held at DIR/<inner>; each failed attempt at a piece on
+// stderr.
+func runPriorFetchTree(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("prior fetch-tree", stderr)
+	setUsage(fs, "HEAD.wtr1 --store DIR --source URL [--source URL]... [--timeout DUR]")
+	store := fs.String("store", "", "the content-addressed store: the set is held at DIR/<inner>")
+	var sources paths
+	fs.Var(&sources, "source", "a set root that serves the set by range at <source><inner> (repeatable, in the order pieces are asked)")
+	timeout := fs.Duration("timeout", fetch.DefaultTimeout, "how long a request may stay silent")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(pos) != 1 || *store == "" || len(sources) == 0 || *timeout <= 0 {
+		fs.Usage()
+		return 2
+	}
+	for _, s := range sources {
+		if err := fetch.CheckRoot(s); err != nil {
+			return usageError(fs, err)
+		}
+	}
+	h, err := readHead(pos[0])
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	f := &fetch.Fetcher{Store: fetch.Store(*store), Timeout: *timeout, Report: reporter(stderr), Progress: progress(stderr)}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := f.FetchTree(ctx, h, sources); err != nil {
+		return fail(err, stdout, stderr)
+	}
+	fmt.Fprintf(stdout, "held %x\n", h.Inner)
+	return 0
+}
+
+// runPriorServe is `waiops prior serve DIR [--addr 127.0.0.1:PORT]
+// [--origin]`: it prints `serving <root>` on stdout once it listens, and
+// stops on SIGINT or SIGTERM, letting requests in flight finish.
+func runPriorServe(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("prior serve", stderr)
+	setUsage(fs, "DIR [--addr 127.0.0.1:PORT] [--origin]")
+	addr := fs.String("addr", "127.0.0.1:0", "the address to listen on (port 0: any free port)")
+	origin := fs.Bool("origin", false, "serve as the sets' origin: sets whose terms say redistribute false are served too (§18.1)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return 2
+	}
+	if fi, err := os.Stat(pos[0]); err != nil || !fi.IsDir() {
+		return fail(fmt.Errorf("%s is not a directory", pos[0]), stdout, stderr)
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	srv := &http.Server{Handler: serve.New(fetch.Store(pos[0]), *origin), ReadHeaderTimeout: 30 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	fmt.Fprintf(stdout, "serving http://%s%s\n", ln.Addr(), fetch.WellKnown)
+	select {
+	case err := <-done:
+		return fail(err, stdout, stderr)
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shut); err != nil {
+		return fail(err, stdout, stderr)
+	}
+	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fail(err, stdout, stderr)
+	}
+	return 0
+}
+
+// runPriorDcz is `waiops prior dcz --dictionary PRED IN OUT`: OUT is IN
+// coded as dcz against PRED (the 40-byte header, then one Zstandard frame
+// with PRED as its raw dictionary).
+func runPriorDcz(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("prior dcz", stderr)
+	setUsage(fs, "--dictionary PRED IN OUT")
+	dict := fs.String("dictionary", "", "the predecessor, the dictionary the coding names")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(pos) != 2 || *dict == "" {
+		fs.Usage()
+		return 2
+	}
+	pred, err := os.ReadFile(*dict)
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	in, err := os.Open(pos[0])
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	defer in.Close()
+	if err := writeAtomic(pos[1], func(w io.Writer) error { return dcz.Encode(w, pred, in) }); err != nil {
+		return fail(err, stdout, stderr)
+	}
+	return 0
+}

@@ -39,7 +39,13 @@ func FuzzWHM(f *testing.F) {
 	}
 	f.Add([]byte("WHM1\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x03"), false)
 	f.Fuzz(func(t *testing.T, b []byte, oneD bool) {
-		n, err := ParseWHM(b, oneD)
+		var n *Network
+		var err error
+		// A layer costs its Layer (under 256 bytes) for at least its tag
+		// byte, and an element 8 bytes for at least 2 of the file's.
+		if a := spectest.Allocated(func() { n, err = ParseWHM(b, oneD) }); a > 256*uint64(len(b))+1<<16 {
+			t.Fatalf("%d bytes allocated reading %d", a, len(b))
+		}
 		if err != nil {
 			spectest.Refusal(t, err, refusal.ModelMismatch)
 			return
@@ -233,12 +239,22 @@ func FuzzLowerWMB1(f *testing.F) {
 func FuzzLowerWorld(f *testing.F) {
 	for _, fs := range corpusFiles(World) {
 		f.Add(fs[0].Data, fs[1].Data, []byte(`{"data":["0","1","2","3","4","5","6","7"],"shape":["2","2","2"]}`), []byte(`[["1","-1","0"]]`))
+		// A shape of 2^26 values over no data (ParseLatent once made the
+		// tensor first).
+		f.Add(fs[0].Data, fs[1].Data, []byte(`{"data":[],"shape":["1","8192","8192"]}`), []byte(`[]`))
 	}
 	f.Fuzz(func(t *testing.T, tb, gs, z0, rows []byte) {
 		if lowerEndToEnd(t, World, []File{{"T.whm", tb}, {"g_s.whm", gs}}) == nil {
 			return
 		}
-		z, err := ParseLatent(z0)
+		var z *tensor.T
+		var err error
+		n := spectest.Allocated(func() { z, err = ParseLatent(z0) })
+		// The JSON tree costs at most a few hundred bytes a byte of text;
+		// a shape alone allocates nothing of its size.
+		if limit := 512*uint64(len(z0)) + 1<<16; n > limit {
+			t.Fatalf("ParseLatent: %d bytes allocated reading %d (limit %d)", n, len(z0), limit)
+		}
 		if err != nil {
 			spectest.Refusal(t, err, refusal.GeometryMismatch, refusal.FieldRange, refusal.TooLarge)
 			return

@@ -21,10 +21,16 @@ func listed(out string) []string {
 		if !strings.HasPrefix(l, "  ") {
 			continue
 		}
+		// The longest name the line starts with: "conform matrix" is
+		// not also "conform".
+		name := ""
 		for n := range commands {
-			if strings.HasPrefix(l, "  "+n+" ") {
-				names = append(names, n)
+			if strings.HasPrefix(l, "  "+n+" ") && len(n) > len(name) {
+				name = n
 			}
+		}
+		if name != "" {
+			names = append(names, name)
 		}
 	}
 	return names

@@ -58,6 +58,12 @@ func (f *Fetcher) FetchTree(ctx context.Context, h *tree.Head, sources []string)
 		mu    sync.Mutex
 		first error // the first piece no source yields, or a store error
 	)
+	// §19.2 step 3 runs beside the fetch: a verified piece is never written
+	// again, so the set's SHA-256 reads each piece back from the file once
+	// the pieces before it are verified too.
+	verified := make(chan int, InFlight(len(sources)))
+	summed := make(chan []byte, 1)
+	go func() { summed <- f.sumInOrder(h, t, verified) }()
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for range InFlight(len(sources)) {
@@ -68,6 +74,7 @@ func (f *Fetcher) FetchTree(ctx context.Context, h *tree.Head, sources []string)
 			for i := range jobs {
 				err := f.pieceFromAny(ctx, h, i, sources, t, buf)
 				if err == nil {
+					verified <- i
 					if meter != nil {
 						_, n := h.Piece(i)
 						meter.Add64(int64(n))
@@ -93,28 +100,47 @@ feed:
 	}
 	close(jobs)
 	wg.Wait()
+	close(verified)
+	got := <-summed
 	if first != nil {
 		return first
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	// §19.2 step 3: every piece held, the set's SHA-256 must be inner; read
-	// back once, streaming.
-	if _, err := t.f.Seek(0, io.SeekStart); err != nil {
-		return err
+	if got == nil {
+		return fmt.Errorf("tree: the held pieces could not be read back from %s", t.f.Name())
 	}
-	sum := sha256.New()
-	if _, err := io.Copy(sum, t.f); err != nil {
-		return err
-	}
-	var got [32]byte
-	sum.Sum(got[:0])
-	if got != h.Inner {
+	if [32]byte(got) != h.Inner {
 		return refusal.New(tree.DigestMismatch, "every piece verifies, but the set's SHA-256 is %x, not the head's inner %x: the head misstates its set, which is not held", got, h.Inner)
 	}
 	keep = true
 	return t.commit(h.Inner)
+}
+
+// sumInOrder hashes the set's pieces in order as they are verified (the
+// indices verified sends), reading each back from t, and returns the
+// SHA-256 once every piece is hashed: nil when verified closes first or the
+// file cannot be read.
+func (f *Fetcher) sumInOrder(h *tree.Head, t *temp, verified <-chan int) []byte {
+	sum := sha256.New()
+	done := make([]bool, len(h.Values))
+	buf := make([]byte, min(tree.PieceSize(h.G), 1<<20))
+	next, failed := 0, false
+	for i := range verified {
+		done[i] = true
+		for !failed && next < len(done) && done[next] {
+			off, n := h.Piece(next)
+			if _, err := io.CopyBuffer(sum, io.NewSectionReader(t.f, int64(off), int64(n)), buf); err != nil {
+				failed = true
+			}
+			next++
+		}
+	}
+	if failed || next < len(done) {
+		return nil
+	}
+	return sum.Sum(nil)
 }
 
 // pieceFromAny asks piece i of each source in turn from source i mod m

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/cpuref/dot"
 	"github.com/waiops/waiops/tensor"
 )
@@ -35,6 +36,15 @@ type w16 struct {
 	pairs  []uint32
 	dual   []uint32
 	ntap   int
+	cert   *certified16 // the certificate's choice, nil without one
+}
+
+// certified16 is the kernel choice of a node's certificate: the chunk
+// Choose16 gives over the weights and the certified input interval, whose
+// largest magnitude is xmax.
+type certified16 struct {
+	xmax  uint64
+	chunk int
 }
 
 // dualOK says whether channels o and o + 1 share a group and so run as one
@@ -85,15 +95,37 @@ func (k *convKernel) newW16() *w16 {
 	return s
 }
 
+// certify16 records the kernel choice the certificate makes (§6, §8.5):
+// with in the certified interval of the input, the weights' interval
+// (mac.w_bits) and in (mac.a_bits) both within i16 and K_c ≥ 2 over them,
+// dot's kernels run every decode whose input lies in in, at Choose16's
+// chunk for those intervals. A nil in (no certificate) records nothing.
+func (k *convKernel) certify16(in *certify.Interval) {
+	if k.w16 == nil || in == nil {
+		return
+	}
+	lo, hi, ok := in.Int64()
+	if !ok {
+		return
+	}
+	if chunk, ok := dot.Choose16(dot.Operands{WLo: k.w16.lo, WHi: k.w16.hi, XLo: lo, XHi: hi}); ok {
+		k.w16.cert = &certified16{xmax: uint64(max(-lo, hi)), chunk: chunk}
+	}
+}
+
 // chunk16 is dot.Mac16's chunk for this conv on an input with max|x| = X:
-// ok when simd is on, the weights fit i16 and Choose16 accepts the
-// intervals [lo, hi] of the weights and [−X, X] of the input, which hold
-// every operand (§6: the operand widths and K_c of §8.5, here measured on
-// the weights and on this decode's input, which lies inside the certified
-// interval).
+// ok when simd is on and the weights fit i16, and then either the
+// certificate chose the kernels and X lies within its interval (certify16),
+// or Choose16 accepts the weights' interval and [−X, X], which hold every
+// operand of this decode (the same §6 rule on the measured interval, which
+// for a certified graph lies inside the certified one; graphs loaded
+// without a certificate take this way).
 func (k *convKernel) chunk16(X uint64) (int, bool) {
 	if !simd || k.w16 == nil || X > math.MaxInt16 {
 		return 0, false
+	}
+	if c := k.w16.cert; c != nil && X <= c.xmax {
+		return c.chunk, true
 	}
 	return dot.Choose16(dot.Operands{WLo: k.w16.lo, WHi: k.w16.hi, XLo: -int64(X), XHi: int64(X)})
 }

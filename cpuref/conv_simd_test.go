@@ -221,3 +221,57 @@ func TestConvSIMDHugeGeometry(t *testing.T) {
 		t.Fatal("padding 2^20 packed")
 	}
 }
+
+// TestConvSIMDCertificate loads a conv through its certificate
+// (LoadBytes): input check [−100, 127], weights in [−128, 5], so P =
+// 128·127 = 16256 and the certificate's k_c = ⌊(2^31 − 1)/16256⌋ = 132104;
+// certify16 records chunk k_c/2 = 66052 taps from the same intervals, and
+// the decode gives Load's integers.
+func TestConvSIMDCertificate(t *testing.T) {
+	saved := simd
+	defer func() { simd = saved }()
+	simd = true
+	conv := &whg1.Conv{Cout: 2, KH: 3, KW: 3, SH: 1, SW: 1, PH: 1, PW: 1, Groups: 1, WBytes: 1,
+		RQ: whg1.RQ{SKind: 1, Shift: []uint8{3}}, W: make([]int64, 2*2*9)}
+	for i := range conv.W {
+		conv.W[i] = int64(i%7 - 1)
+	}
+	conv.W[5] = -128
+	g := &whg1.Graph{Version: 1, OpSet: 1, MaxElems: 1 << 20,
+		Inputs:  []whg1.Input{{Tensor: 0}},
+		Outputs: []uint32{1},
+		Tensors: []whg1.Tensor{rec(2, whg1.Check, -100, 127), derived(2)},
+		Ops:     []whg1.Op{{Code: whg1.OpConv, In: []uint32{0}, Out: []uint32{1}, Params: conv}},
+	}
+	b := whg1.Encode(g)
+	p, cert, err := LoadBytes(b)
+	noErr(t, "LoadBytes", err)
+	node := cert.Graphs[0].Nodes[0]
+	if node.KC == nil || node.KC.Int64() != 132104 {
+		t.Fatalf("certificate k_c %v, want 132104", node.KC)
+	}
+	k := newConv(conv, 2)
+	k.certify16(&cert.Graphs[0].Tensors[0])
+	if k.w16.cert == nil || k.w16.cert.chunk != 132104/2 || k.w16.cert.xmax != 127 {
+		t.Fatalf("certified choice %+v, want chunk 66052 over max|x| 127", k.w16.cert)
+	}
+	if chunk, ok := k.chunk16(127); !ok || chunk != 66052 {
+		t.Fatalf("chunk16(127) = %d, %v", chunk, ok)
+	}
+	x := tensor.New(tensor.Shape{C: 2, H: 5, W: 6})
+	for i := range x.Data {
+		x.Data[i] = int64(i*37%228 - 100)
+	}
+	got, err := p.Decode([]*tensor.T{x}, nil)
+	noErr(t, "decode", err)
+	pg, err := whg1.Parse(b)
+	noErr(t, "parse", err)
+	plain, err := Load(pg)
+	noErr(t, "Load", err)
+	want, err := plain.Decode([]*tensor.T{x}, nil)
+	noErr(t, "decode", err)
+	ref := like(2, 5, 6)
+	noErr(t, "exact", convExact(newConv(conv, 2), x, ref))
+	expect(t, "certified conv", got[0], want[0].Data...)
+	expect(t, "certified conv against convExact", got[0], ref.Data...)
+}

@@ -39,13 +39,22 @@ type Program struct {
 type step func(in, out []*tensor.T, pl *whg1.Plan) error
 
 // Load prepares g, which whg1.Parse has accepted, for decoding.
-func Load(g *whg1.Graph) (*Program, error) {
+func Load(g *whg1.Graph) (*Program, error) { return loadBounds(g, nil) }
+
+// loadBounds is Load with the graph's bounds when it has them (gb
+// non-nil): each operator's kernel then also sees its certified input
+// interval.
+func loadBounds(g *whg1.Graph, gb *certify.GraphBounds) (*Program, error) {
 	if g == nil {
 		return nil, refusal.New(refusal.ModelMismatch, "no graph")
 	}
 	p := &Program{g: g, steps: make([]step, len(g.Ops)), drop: g.Drops()}
 	for i := range g.Ops {
-		s, err := newStep(g, &g.Ops[i])
+		var in *certify.Interval
+		if op := &g.Ops[i]; gb != nil && len(op.In) > 0 {
+			in = &gb.Tensors[op.In[0]]
+		}
+		s, err := newStep(g, &g.Ops[i], in)
 		if err != nil {
 			return nil, err
 		}
@@ -63,7 +72,7 @@ func LoadBytes(b []byte) (*Program, *certify.Certificate, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := Load(g)
+	p, err := loadBounds(g, &cert.Graphs[0])
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,14 +1,17 @@
 package cpuref
 
 import (
+	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
 
 // newStep binds one operator to its kernel. This is the only place that
-// maps an opcode to code; each kernel lives in its family's file.
-func newStep(g *whg1.Graph, op *whg1.Op) (step, error) {
+// maps an opcode to code; each kernel lives in its family's file. in is
+// the certified interval of the operator's first input (§8.5), or nil when
+// the graph was loaded without its certificate.
+func newStep(g *whg1.Graph, op *whg1.Op, in *certify.Interval) (step, error) {
 	cin := 0
 	if len(op.In) > 0 {
 		cin = int(g.Tensors[op.In[0]].Channels)
@@ -24,9 +27,17 @@ func newStep(g *whg1.Graph, op *whg1.Op) (step, error) {
 	}
 	switch p := op.Params.(type) {
 	case *whg1.Conv:
-		return one(newConv(p, cin).run), nil
+		k := newConv(p, cin)
+		k.certify16(in)
+		return one(k.run), nil
 	case *whg1.ConvT:
-		return one(newConvT(p, cin).run), nil
+		k := newConvT(p, cin)
+		for _, c := range k.phases {
+			if c != nil {
+				c.certify16(in)
+			}
+		}
+		return one(k.run), nil
 	case *whg1.Rescale:
 		if op.Code == whg1.OpMul {
 			return two(func(a, b, y *tensor.T) error { return mul(p, a, b, y) }), nil

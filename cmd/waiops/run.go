@@ -78,6 +78,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		var r *refusal.Error
 		switch {
 		case errors.As(err, &r):
+			// §10.3: a refused decode is that decode's outcome and leaves the
+			// state as it was; the sequence goes on. The reason goes to stderr.
+			fmt.Fprintf(stderr, "refuse %s: decode %d: %s\n", r.Code, i, oneLine(r.Msg))
 			results[i] = map[string]any{"refuse": string(r.Code)}
 		case err != nil:
 			return fail(err, stdout, stderr)

@@ -96,7 +96,7 @@ func TestRunRefusedDecodePrintsCode(t *testing.T) {
 // TestRunZeroSideIsModelMismatch: an input with a zero side is read, and
 // §4 run step 1 refuses it (H ≥ 1 and W ≥ 1, model_mismatch): one decode
 // prints the refusal and exits 3; in a sequence it is that decode's outcome,
-// and the state stays as it was (init 1: [4, 5] + 1 = [5, 6]).
+// named on stderr, and the state stays as it was (init 1: [4, 5] + 1 = [5, 6]).
 func TestRunZeroSideIsModelMismatch(t *testing.T) {
 	for _, in := range []string{`[{"data":[],"shape":["1","0","8"]}]`, `[{"data":[],"shape":["1","1","0"]}]`} {
 		out, errOut, rc := runWith(t, in, "--fabric", "cpu")
@@ -107,7 +107,7 @@ func TestRunZeroSideIsModelMismatch(t *testing.T) {
 	in := `{"decodes":[{"inputs":[{"data":[],"shape":["1","0","8"]}]},{"inputs":[{"data":["4","5"],"shape":["1","1","2"]}]}]}`
 	out, errOut, rc := runWith(t, in, "--fabric", "cpu")
 	want := `{"decodes":[{"refuse":"model_mismatch"},{"outputs":[{"data":["5","6"],"shape":["1","1","2"]}]}]}` + "\n"
-	if rc != 0 || out != want {
+	if rc != 0 || out != want || !strings.Contains(errOut, "refuse model_mismatch: decode 0: ") {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want %q", rc, out, errOut, want)
 	}
 }

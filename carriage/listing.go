@@ -249,7 +249,14 @@ func holdFile(f ListedFile, open func(ListedFile) (io.ReadCloser, error), keep b
 	}
 	var sum [32]byte
 	h.Sum(sum[:0])
-	if sum != f.SHA256 { // a length other than f.Length is another SHA-256 too
+	// DECISIONS H1: the file is the listing's when both its length and its
+	// SHA-256 are. The length is checked on its own: a listing may state a
+	// length one short of the bytes whose SHA-256 it states, and the file's
+	// first f.Length+1 bytes would then match the digest.
+	if uint64(n) > f.Length {
+		return nil, refusal.New(SetDigestMismatch, "listing: file %s runs past the listing's %d bytes", f.Path, f.Length)
+	}
+	if uint64(n) != f.Length || sum != f.SHA256 {
 		return nil, refusal.New(SetDigestMismatch, "listing: file %s: %d bytes of SHA-256 %x, not the listing's %d bytes of %x", f.Path, n, sum, f.Length, f.SHA256)
 	}
 	return kept.Bytes(), nil

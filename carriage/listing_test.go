@@ -185,3 +185,28 @@ func TestHold(t *testing.T) {
 		t.Errorf("a bad statement and a changed file: %v, want set_digest_mismatch", err)
 	}
 }
+
+// TestHoldLength: a held file is the listing's only when both its length
+// and its SHA-256 are the listing's (DECISIONS H1). A listing whose length
+// misstates its file's (one short of the file's bytes, whose SHA-256 it
+// states, or of a file that runs on past them) leaves the set not held.
+func TestHoldLength(t *testing.T) {
+	dir, _ := writeSet(t, map[string]string{"w.bin": "wai", "v.bin": "waiops"})
+	for _, c := range []struct {
+		name string
+		f    ListedFile
+	}{
+		{"length one short of the file", ListedFile{"w.bin", 2, sha256.Sum256([]byte("wai"))}},
+		{"a prefix's SHA-256, the file runs on", ListedFile{"v.bin", 2, sha256.Sum256([]byte("wai"))}},
+	} {
+		l, err := (&Listing{Files: []ListedFile{c.f}}).Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Hold(l, byPath(dir))
+		var r *refusal.Error
+		if !errors.As(err, &r) || r.Code != SetDigestMismatch {
+			t.Errorf("%s: %v, want set_digest_mismatch", c.name, err)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"math/big"
 	"runtime"
 	"strings"
 	"testing"
@@ -59,7 +60,8 @@ func TestCTRCounter(t *testing.T) {
 		{"00ffffffffffffffffffffffffffffff", []string{"00ffffffffffffffffffffffffffffff", "01000000000000000000000000000000", "01000000000000000000000000000001"}},
 		{"fffffffffffffffffffffffffffffffe", []string{"fffffffffffffffffffffffffffffffe", "ffffffffffffffffffffffffffffffff", "00000000000000000000000000000000"}},
 	} {
-		// 3 blocks and 5 bytes, past the 8-block fast path's edge as well.
+		// 3 blocks and 5 bytes: the last block partial. TestCTRCounterLong
+		// has the carries inside longer runs.
 		n := 16*len(c.counters) + 5
 		var got bytes.Buffer
 		if err := ctr(key, key16(t, c.iv), &got, bytes.NewReader(make([]byte, n)), uint64(n)); err != nil {
@@ -73,6 +75,44 @@ func TestCTRCounter(t *testing.T) {
 		}
 		if !bytes.Equal(got.Bytes()[:len(want)], want) {
 			t.Errorf("iv %s: key stream %x, want %x", c.iv, got.Bytes()[:len(want)], want)
+		}
+	}
+}
+
+// TestCTRCounterLong: the carry across the low 64 bits, and the 2^128
+// wrap, inside runs of many blocks (where AES's counter mode works eight
+// blocks at a time) and at the start of ctr's second 64 KiB buffer. Block j
+// of the key stream must be the encipherment of iv + j mod 2^128, the sum
+// computed here with math/big, each block enciphered on its own.
+func TestCTRCounterLong(t *testing.T) {
+	key := key16(t, "000102030405060708090a0b0c0d0e0f")
+	block, _ := aes.NewCipher(key[:])
+	for _, c := range []struct {
+		iv     string
+		blocks int
+	}{
+		{"0123456789abcdeffffffffffffffffb", 40},           // the carry at block 5
+		{"fffffffffffffffffffffffffffffffd", 40},           // the 2^128 wrap at block 3
+		{"00000000000000aaffffffffffffffff", 9},            // the carry at block 1
+		{"0000000000000000fffffffffffff000", chunk/16 + 8}, // the carry at ctr's second buffer
+	} {
+		n := 16*c.blocks + 5
+		var got bytes.Buffer
+		if err := ctr(key, key16(t, c.iv), &got, bytes.NewReader(make([]byte, n)), uint64(n)); err != nil {
+			t.Fatal(err)
+		}
+		iv, _ := new(big.Int).SetString(c.iv, 16)
+		mod := new(big.Int).Lsh(big.NewInt(1), 128)
+		want := make([]byte, 0, 16*(c.blocks+1))
+		for j := 0; j <= c.blocks; j++ {
+			v := new(big.Int).Add(iv, big.NewInt(int64(j)))
+			var counter, out [16]byte
+			v.Mod(v, mod).FillBytes(counter[:])
+			block.Encrypt(out[:], counter[:])
+			want = append(want, out[:]...)
+		}
+		if !bytes.Equal(got.Bytes(), want[:n]) {
+			t.Errorf("iv %s: the key stream is not AES(iv + j) block by block", c.iv)
 		}
 	}
 }

@@ -451,3 +451,37 @@ func BenchmarkVerify(b *testing.B) {
 		}
 	}
 }
+
+// TestPieceValueByHand: DECISIONS H9 for g = 2, built from single chunks.
+// A set of 2 whole pieces and a third of 3 chunks (the last of 5 bytes):
+// piece 1 is parent(parent(c4, c5), parent(c6, c7)) and piece 2 is
+// parent(parent(c8, c9), c10), every chunk's chaining value with its own
+// counter and no node with ROOT; the three merge under ROOT, as
+// parent(parent(p0, p1), p2), to the set's BLAKE3 hash.
+func TestPieceValueByHand(t *testing.T) {
+	const l = 10*ChunkSize + 5
+	b := patternBytes(l)
+	h := head(t, l, 2, "")
+	chunk := func(c int) [8]uint32 {
+		return guts.ChainingValue(guts.CompressChunk(b[c*ChunkSize:min((c+1)*ChunkSize, l)], &guts.IV, uint64(c), 0))
+	}
+	parent := func(a, b [8]uint32) [8]uint32 {
+		return guts.ChainingValue(guts.ParentNode(a, b, &guts.IV, 0))
+	}
+	p := [3][8]uint32{
+		parent(parent(chunk(0), chunk(1)), parent(chunk(2), chunk(3))),
+		parent(parent(chunk(4), chunk(5)), parent(chunk(6), chunk(7))),
+		parent(parent(chunk(8), chunk(9)), chunk(10)),
+	}
+	for i, v := range p {
+		if h.Values[i] != cvBytes(v) {
+			t.Errorf("piece %d: value %x, by hand %x", i, h.Values[i], cvBytes(v))
+		}
+	}
+	top := guts.CompressNode(guts.ParentNode(parent(p[0], p[1]), p[2], &guts.IV, guts.FlagRoot))
+	var cv [8]uint32
+	copy(cv[:], top[:8])
+	if cvBytes(cv) != blake3.Sum256(b) || h.Root != blake3.Sum256(b) {
+		t.Error("the hand-built pieces do not merge to the set's BLAKE3 hash")
+	}
+}

@@ -413,3 +413,40 @@ func BenchmarkOpen(b *testing.B) {
 		}
 	}
 }
+
+// TestHeaderEdges: §18.2's layout on the admitted side of each bound. k =
+// 64 of '!' to '~' passes step 1 (step 2 then refuses the form); u = 65 536
+// holding a statement that reads passes steps 1 to 3; L = 2^40 passes step
+// 1 when the file is 81 + k + u + 2^40 bytes (the size stated, the
+// ciphertext not read), and L = 2^40 + 1 of a file that long does not.
+func TestHeaderEdges(t *testing.T) {
+	fixed := func(form string, usage []byte, l uint64) []byte {
+		h := Header{InnerForm: form, KID: testKID, IV: testIV, Usage: usage, Length: l}
+		return h.Marshal()
+	}
+	code := func(err error) refusal.Code {
+		var r *refusal.Error
+		if errors.As(err, &r) {
+			return r.Code
+		}
+		return ""
+	}
+	form64 := strings.Repeat("~", 64)
+	if _, err := ReadHeader(bytes.NewReader(fixed(form64, nil, 1)), 81+64+1); code(err) != SealedInnerForm {
+		t.Errorf("k 64: %v, want sealed_inner_form", err)
+	}
+	// A statement padded with whitespace to exactly 65 536 bytes.
+	s := []byte(statement(`"MIT"`, `null`))
+	s = append(s, bytes.Repeat([]byte(" "), MaxUsage-len(s))...)
+	h, err := ReadHeader(bytes.NewReader(fixed("", s, 1)), 81+MaxUsage+1)
+	if err != nil || len(h.Usage) != MaxUsage {
+		t.Errorf("u 65536: %v", err)
+	}
+	size := int64(81 + len(goodUsage) + 1<<40)
+	if h, err := ReadHeader(bytes.NewReader(fixed("", goodUsage, 1<<40)), size); err != nil || h.Length != 1<<40 {
+		t.Errorf("L 2^40: %v", err)
+	}
+	if _, err := ReadHeader(bytes.NewReader(fixed("", goodUsage, 1<<40+1)), size+1); code(err) != SealedMalformed {
+		t.Errorf("L 2^40 + 1: %v, want sealed_malformed", err)
+	}
+}

@@ -485,3 +485,33 @@ func TestPieceValueByHand(t *testing.T) {
 		t.Error("the hand-built pieces do not merge to the set's BLAKE3 hash")
 	}
 }
+
+// TestHeadEdges: §19.1's layout on the admitted side of each bound, read
+// from heads built field by field. g = 16 with L one byte past a piece (n
+// = 2) reads; k = 64 of '!' to '~' passes step 1 and step 2 refuses it;
+// L = 65 536 · P reads at n = 65 536 and L one byte more does not.
+func TestHeadEdges(t *testing.T) {
+	build := func(g uint8, form string, l uint64, n int) []byte {
+		h := &Head{G: g, InnerForm: form, Length: l, Values: make([][32]byte, n)}
+		for i := range h.Values {
+			h.Values[i][0] = byte(i)
+		}
+		h.Root, _ = Root(h.Values)
+		return h.Encode()
+	}
+	if h, err := Read(build(16, "", PieceSize(16)+1, 2)); err != nil || h.G != 16 {
+		t.Errorf("g 16: %v", err)
+	}
+	if _, err := Read(build(16, "", PieceSize(16), 2)); code(err) != HeadMalformed {
+		t.Errorf("g 16, L one piece, n 2: %v, want tree_head_malformed", err)
+	}
+	if _, err := Read(build(0, string(bytes.Repeat([]byte("!"), 64)), 2048, 2)); code(err) != InnerForm {
+		t.Errorf("k 64: %v, want tree_inner_form", err)
+	}
+	if _, err := Read(build(3, "", MaxPieces*PieceSize(3), MaxPieces)); err != nil {
+		t.Errorf("n 65536 at g 3: %v", err)
+	}
+	if _, err := Read(build(3, "", MaxPieces*PieceSize(3)+1, MaxPieces)); code(err) != HeadMalformed {
+		t.Errorf("L past 65536 pieces: %v, want tree_head_malformed", err)
+	}
+}

@@ -172,3 +172,28 @@ func TestCount(t *testing.T) {
 		}
 	}
 }
+
+// TestSpanExact: §17.1's span runs "from one instant to a later one",
+// compared exactly: instants that differ only past the ninth digit of
+// their fraction (where a nanosecond clock stops) run forward one way and
+// not the other, and "0.5" is "0.50".
+func TestSpanExact(t *testing.T) {
+	for _, c := range []struct {
+		from, to string
+		ok       bool
+	}{
+		{"2026-01-01T00:00:00.1234567891Z", "2026-01-01T00:00:00.1234567892Z", true},
+		{"2026-01-01T00:00:00.1234567892Z", "2026-01-01T00:00:00.1234567891Z", false},
+		{"2026-01-01T00:00:00.5Z", "2026-01-01T00:00:00.50Z", false},
+		{"2026-01-01T00:00:00.5Z", "2026-01-01T00:00:00.5000000000001Z", true},
+		{"2026-01-01T00:00:00Z", "2026-01-01T00:00:00.0000000000001Z", true},
+		{"2026-01-01T00:00:00.9999999999Z", "2026-01-01T00:00:01Z", true},
+		{"2026-01-01T00:00:01Z", "2026-01-01T00:00:00.9999999999Z", false},
+	} {
+		b := plan(`"span":{"from":"`+c.from+`","to":"`+c.to+`"}`, okCap, okGens, okTitles, okSinks)
+		_, err := Read([]byte(b))
+		if (err == nil) != c.ok {
+			t.Errorf("from %s to %s: %v, want ok %v", c.from, c.to, err, c.ok)
+		}
+	}
+}

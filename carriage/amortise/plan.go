@@ -23,7 +23,10 @@
 //     sink's holds names no generation twice; there is at least one sink.
 //   - Ids, the span's instants and every other string are printable ASCII,
 //     so that the outcome's canonical JSON can write them; an instant is
-//     YYYY-MM-DDTHH:MM:SS, optional fraction, then Z (RFC 3339 in UTC).
+//     YYYY-MM-DDTHH:MM:SS, optional fraction, then Z (RFC 3339 in UTC),
+//     and two are compared exactly, every digit of the fraction counted. A
+//     second of 60 (RFC 3339's leap second) is refused: no table of leap
+//     seconds is held to say which minutes have one.
 //   - cap is read as byte counts and counts are: a number or a decimal
 //     string, 1 to 2^63 − 1. A decimal string has no sign and no leading
 //     zero; a number has no fraction and no exponent.
@@ -33,6 +36,7 @@ package amortise
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/waiops/waiops/refusal"
@@ -176,44 +180,59 @@ func readSpan(p *Plan, v strictjson.Value) error {
 		return err
 	}
 	var at [2]time.Time
+	var frac [2]string
 	for i, name := range []string{"from", "to"} {
 		s, err := str(m[name], "span."+name)
 		if err != nil {
 			return err
 		}
-		if at[i], err = instant(s); err != nil {
+		if at[i], frac[i], err = instant(s); err != nil {
 			return malformed("span.%s %q is not an RFC 3339 UTC instant: %v", name, s, err)
 		}
 	}
 	p.From, p.To = m["from"].Str, m["to"].Str
-	if !at[0].Before(at[1]) {
+	// §17.1: "from one instant to a later one", compared exactly: the whole
+	// seconds, then the fractions' digits, which RFC 3339 does not bound
+	// (time.Time stops at the nanosecond).
+	if c := at[0].Compare(at[1]); c > 0 || c == 0 && !fracBefore(frac[0], frac[1]) {
 		return malformed("the span does not run forward: from %s is not before to %s", p.From, p.To)
 	}
 	return nil
 }
 
-// instant reads YYYY-MM-DDTHH:MM:SS[.frac]Z.
-func instant(s string) (time.Time, error) {
+// fracBefore reports whether the fraction of a second whose decimal digits
+// are a is less than the one whose digits are b ("" is 0).
+func fracBefore(a, b string) bool {
+	n := max(len(a), len(b))
+	return a+strings.Repeat("0", n-len(a)) < b+strings.Repeat("0", n-len(b))
+}
+
+// instant reads YYYY-MM-DDTHH:MM:SS[.frac]Z: the whole seconds as a time
+// and the fraction's digits as written ("" for none).
+func instant(s string) (time.Time, string, error) {
 	const layout = "dddd-dd-ddTdd:dd:dd"
 	if len(s) < len(layout)+1 || s[len(s)-1] != 'Z' {
-		return time.Time{}, fmt.Errorf("not YYYY-MM-DDTHH:MM:SS, an optional fraction, then Z")
+		return time.Time{}, "", fmt.Errorf("not YYYY-MM-DDTHH:MM:SS, an optional fraction, then Z")
 	}
 	for i := 0; i < len(layout); i++ {
 		if (layout[i] == 'd') != (s[i] >= '0' && s[i] <= '9') || layout[i] != 'd' && layout[i] != s[i] {
-			return time.Time{}, fmt.Errorf("not YYYY-MM-DDTHH:MM:SS, an optional fraction, then Z")
+			return time.Time{}, "", fmt.Errorf("not YYYY-MM-DDTHH:MM:SS, an optional fraction, then Z")
 		}
 	}
-	if frac := s[len(layout) : len(s)-1]; frac != "" {
+	frac := s[len(layout) : len(s)-1]
+	if frac != "" {
 		if len(frac) < 2 || frac[0] != '.' {
-			return time.Time{}, fmt.Errorf("the fraction is not '.' and digits")
+			return time.Time{}, "", fmt.Errorf("the fraction is not '.' and digits")
 		}
 		for i := 1; i < len(frac); i++ {
 			if frac[i] < '0' || frac[i] > '9' {
-				return time.Time{}, fmt.Errorf("the fraction is not '.' and digits")
+				return time.Time{}, "", fmt.Errorf("the fraction is not '.' and digits")
 			}
 		}
+		frac = frac[1:]
 	}
-	return time.Parse(time.RFC3339Nano, s)
+	t, err := time.Parse(time.RFC3339, s[:len(layout)]+"Z")
+	return t, frac, err
 }
 
 func readGeneration(v strictjson.Value, i int, earlier map[string]int) (Generation, error) {

@@ -201,6 +201,9 @@ func (p *spdxParser) factor(depth int) error {
 		return err
 	}
 	p.i++
+	if p.peekOp("WITH") {
+		return fmt.Errorf("WITH at byte %d follows an exception: a simple expression takes one WITH", p.toks[p.i].at)
+	}
 	return nil
 }
 

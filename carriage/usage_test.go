@@ -189,3 +189,19 @@ func TestUsageReasons(t *testing.T) {
 		}
 	}
 }
+
+// TestLicenceReasons: a refusal's reason names the rule broken (§18.1),
+// not a rule the expression keeps.
+func TestLicenceReasons(t *testing.T) {
+	for expr, want := range map[string]string{
+		"MIT WITH a WITH b":   "one WITH",
+		"(MIT WITH a WITH b)": "one WITH",
+		"MIT OR OR BSD":       "where an identifier is expected",
+		"(MIT) WITH a":        "simple expression only",
+		"MIT AND(BSD)":        "single spaces",
+	} {
+		if err := CheckLicence(expr); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want a reason with %q", expr, err, want)
+		}
+	}
+}

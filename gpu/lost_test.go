@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/waiops/waiops/tensor"
@@ -70,7 +72,46 @@ func TestLostContextChild(t *testing.T) {
 	}
 	held := LiveObjects()
 
-	if err := d.th.call(func() error { loseContext(d.ctx); return nil }); err != nil {
+	// Mid-run: four goroutines decode while the context goes; each sees
+	// right outputs, then ErrLost on every call after its first.
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	started := make(chan bool, 4)
+	var failed atomic.Bool // the loss could not be caused: stop
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lostAt := -1
+			for n := 0; (n < 50 || lostAt < 0) && !failed.Load(); n++ {
+				if n == 2 {
+					started <- true
+				}
+				out, err := q.Decode(x, nil)
+				switch {
+				case err == nil && lostAt < 0 && slices.Equal(out[0].Data, []int64{-199, 7, 15, 201}):
+				case errors.Is(err, ErrLost) && out == nil:
+					if lostAt < 0 {
+						lostAt = n
+					}
+				default:
+					errs <- fmt.Errorf("decode %d (lost at %d): %v, %v", n, lostAt, out, err)
+					return
+				}
+			}
+		}()
+	}
+	for range 4 {
+		<-started
+	}
+	err = d.th.call(func() error { loseContext(d.ctx); return nil })
+	failed.Store(err != nil)
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	close(errs)
+	for err := range errs {
 		t.Fatal(err)
 	}
 

@@ -29,13 +29,8 @@ func runPriorUsage(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	f, err := os.Open(pos[0])
-	if err != nil {
-		return fail(err, stdout, stderr)
-	}
-	defer f.Close()
 	// One byte past §18.1's cap is enough for ReadUsage to refuse it.
-	b, err := io.ReadAll(io.LimitReader(f, carriage.MaxUsage+1))
+	b, err := readAtMost(pos[0], carriage.MaxUsage+1)
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
@@ -83,7 +78,8 @@ func runPriorSeal(args []string, stdout, stderr io.Writer) int {
 		h.IV, err = hex16Flag("iv", *ivHex)
 	}
 	if err == nil && *usageFile != "" {
-		h.Usage, err = os.ReadFile(*usageFile)
+		// One byte past §18.1's cap is enough for Seal to refuse it.
+		h.Usage, err = readAtMost(*usageFile, carriage.MaxUsage+1)
 	}
 	if err != nil {
 		return fail(err, stdout, stderr)
@@ -180,6 +176,17 @@ func runPriorList(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "set %x\n", sha256.Sum256(l))
 	return 0
+}
+
+// readAtMost reads at most max bytes of the file at path: a reader whose
+// cap is below max refuses a longer file without the whole of it held.
+func readAtMost(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, max))
 }
 
 // writeAtomic writes path through a temporary file beside it, renamed

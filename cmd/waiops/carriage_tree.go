@@ -52,12 +52,7 @@ func runPriorTree(args []string, stdout, stderr io.Writer) int {
 // readHead reads a head file, at most one byte past the largest head the
 // layout allows, so that tree.Read refuses a longer one without holding it.
 func readHead(path string) (*tree.Head, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, tree.MaxHeadSize+1))
+	b, err := readAtMost(path, tree.MaxHeadSize+1)
 	if err != nil {
 		return nil, err
 	}
@@ -135,12 +130,7 @@ func runPriorPlan(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	f, err := os.Open(pos[0])
-	if err != nil {
-		return fail(err, stdout, stderr)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, amortise.MaxPlanBytes+1))
+	b, err := readAtMost(pos[0], amortise.MaxPlanBytes+1)
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}

@@ -3,33 +3,15 @@ package carriage
 import (
 	"bytes"
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/waiops/waiops/cjson"
+	"github.com/waiops/waiops/internal/spectest"
 	"github.com/waiops/waiops/refusal"
 )
 
 const corpusFiles = "../vectors/carriage/files"
-
-// seed adds every committed corpus file matching the patterns.
-func seed(f *testing.F, patterns ...string) {
-	for _, p := range patterns {
-		names, _ := filepath.Glob(filepath.Join(corpusFiles, p))
-		if len(names) == 0 {
-			f.Fatalf("no corpus files %s: run waiops vectors gen", p)
-		}
-		for _, n := range names {
-			b, err := os.ReadFile(n)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(b)
-		}
-	}
-}
 
 // code is the refusal code of err, or "" when err is not a refusal.
 func code(err error) refusal.Code {
@@ -44,7 +26,7 @@ func code(err error) refusal.Code {
 // accepted with fields that pass §18.1's rules again, and a statement
 // written from them reads back to the same fields.
 func FuzzUsage(f *testing.F) {
-	seed(f, "usage/*.json", "*-usage.json")
+	spectest.Seed(f, corpusFiles, "usage/*.json", "*-usage.json")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		u, err := ReadUsage(b)
 		if err != nil {
@@ -100,7 +82,7 @@ func FuzzUsage(f *testing.F) {
 // set_key_absent, and where the test key opens it, sealing the plaintext
 // again under the header gives the same bytes.
 func FuzzSealedHeader(f *testing.F) {
-	seed(f, "*.wsk1", "sealed/*.wsk1")
+	spectest.Seed(f, corpusFiles, "*.wsk1", "sealed/*.wsk1")
 	steps := []refusal.Code{SealedMalformed, SealedInnerForm, SetUsageMalformed}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		h, err := ReadHeader(bytes.NewReader(b), int64(len(b)))

@@ -2,10 +2,9 @@ package amortise
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/waiops/waiops/internal/spectest"
 	"github.com/waiops/waiops/refusal"
 )
 
@@ -15,19 +14,7 @@ import (
 // generation's net above 0, fetched ⊆ kept, nothing both kept and evicted,
 // and canonical JSON written. Seeded with the corpus's plans.
 func FuzzPlan(f *testing.F) {
-	for _, p := range []string{"*.json", "malformed/*.json"} {
-		names, _ := filepath.Glob(filepath.Join("../../vectors/carriage/files/plans", p))
-		if len(names) == 0 {
-			f.Fatalf("no corpus plans %s: run waiops vectors gen", p)
-		}
-		for _, n := range names {
-			b, err := os.ReadFile(n)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(b)
-		}
-	}
+	spectest.Seed(f, "../../vectors/carriage/files/plans", "*.json", "malformed/*.json")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := Read(b)
 		var o *Outcome

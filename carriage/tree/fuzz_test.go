@@ -2,28 +2,16 @@ package tree
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/waiops/waiops/internal/spectest"
 )
 
 // FuzzTreeHead: a head is refused with a code of §19.1's three checks, or
 // it is accepted, re-encodes to the same bytes and has values that merge to
 // its root. Seeded with the corpus's heads, good and broken.
 func FuzzTreeHead(f *testing.F) {
-	for _, p := range []string{"*.wtr1", "broken/*.wtr1"} {
-		names, _ := filepath.Glob(filepath.Join("../../vectors/carriage/files/tree", p))
-		if len(names) == 0 {
-			f.Fatalf("no corpus heads %s: run waiops vectors gen", p)
-		}
-		for _, n := range names {
-			b, err := os.ReadFile(n)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(b)
-		}
-	}
+	spectest.Seed(f, "../../vectors/carriage/files/tree", "*.wtr1", "broken/*.wtr1")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		h, err := Read(b)
 		if err != nil {

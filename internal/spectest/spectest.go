@@ -1,12 +1,14 @@
 // Package spectest is test support shared by every package's fuzz and
 // allocation tests: the closed set of refusal codes the specs define, a check
-// that an error is a refusal carrying one of them, and a measure of what a
-// call allocates. Only tests import it; it imports nothing of the project but
+// that an error is a refusal carrying one of them, a measure of what a call
+// allocates, and fuzz seeds from a committed corpus. Only tests import it; it imports nothing of the project but
 // package refusal, so any package's internal tests can use it.
 package spectest
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"testing"
@@ -127,4 +129,23 @@ func Bounded(t testing.TB, input int, code refusal.Code, fn func() error) uint64
 		t.Fatalf("%d bytes allocated for an input of %d (bound %d)", n, input, input+MiB)
 	}
 	return n
+}
+
+// Seed adds to f every file under dir that matches one of the patterns
+// (filepath.Glob's), and fails f when a pattern matches none: a fuzz target
+// seeded from a committed corpus is never seeded from nothing.
+func Seed(f *testing.F, dir string, patterns ...string) {
+	for _, p := range patterns {
+		names, _ := filepath.Glob(filepath.Join(dir, p))
+		if len(names) == 0 {
+			f.Fatalf("no corpus files %s under %s: run waiops vectors gen", p, dir)
+		}
+		for _, n := range names {
+			b, err := os.ReadFile(n)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(b)
+		}
+	}
 }

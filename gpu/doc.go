@@ -11,7 +11,9 @@
 // whose Open says "no GPU in this build".
 //
 // One goroutine locked to one OS thread owns the GL context; every GL call is
-// marshalled to it (CONVENTIONS §6). Every tensor lives on the device as
+// marshalled to it (CONVENTIONS §6), and runs only after a check that the
+// context is still current and usable: a lost one (its window destroyed,
+// its EGL display terminated) is ErrLost from then on, never a crash. Every tensor lives on the device as
 // int32: acc32 certifies that every tensor element fits i32 (§7.1), and a
 // tensor larger than one storage binding is split across several (§6, §9.4).
 package gpu

@@ -93,4 +93,15 @@ func genListings(g *Gen) {
 	g.File("sets/file_missing/weights.bin", weights)
 	g.Case("hold.file_missing", "hold", map[string]any{"listing": g.File("sets/file_missing.listing", l), "dir": "sets/file_missing"}, carriage.PriorNotHeld)
 	g.Case("hold.listing_not_canonical", "hold", map[string]any{"listing": g.File("sets/file_missing_spaced.listing", append(l, '\n')), "dir": "sets/file_missing"}, carriage.PriorNotHeld)
+	// A listing that states weights.bin's SHA-256 with a length one short
+	// of its bytes: the file is the listing's only when both are
+	// (DECISIONS H1), so the set is not held.
+	short := &carriage.Listing{Files: []carriage.ListedFile{{Path: "weights.bin", Length: uint64(len(weights)) - 1, SHA256: sha256.Sum256(weights)}}}
+	sl, err := short.Marshal()
+	if err != nil {
+		g.err = err
+		return
+	}
+	g.File("sets/length_misstated/weights.bin", weights)
+	g.Case("hold.length_misstated", "hold", map[string]any{"listing": g.File("sets/length_misstated.listing", sl), "dir": "sets/length_misstated"}, carriage.SetDigestMismatch)
 }

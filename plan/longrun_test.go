@@ -189,7 +189,7 @@ func flat(t *testing.T, fabric string, samples []mem) {
 		top.alloc, top.inuse = max(top.alloc, m.alloc), max(top.inuse, m.inuse)
 	}
 	end := samples[len(samples)-1]
-	t.Logf("%s: start %v; warm %v; end %v", fabric, samples[0], samples[warm], end)
+	t.Logf("%s: start (graphs loaded) %v; warm %v; end %v", fabric, samples[0], samples[warm], end)
 	for k, m := range samples[warm:] {
 		at := (warm + k) * longEvery
 		if m.alloc > top.alloc+longSlack || m.inuse > top.inuse+longSlack {
@@ -235,17 +235,22 @@ func TestLongRunGPU(t *testing.T) {
 	}
 }
 
-// The hybrid fabric runs both graphs too, with the same checks; their
-// work is under DefaultMinWork, so it places every run on the CPU and the
-// GL counts stay at none.
+// The hybrid fabric runs both graphs too, with the same checks; MinWork
+// 0 places each graph's one acc32 run on the GL fabric, so two programs
+// stay live on the device until Close.
 func TestLongRunHybrid(t *testing.T) {
 	requireGPU(t)
 	s, err := NewSession(Hybrid)
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.cpu.(*HybridFabric).MinWork = 0
 	base := gpu.LiveObjects()
-	flat(t, "hybrid", longRun(t, s, "hybrid", longDecodes))
+	samples := longRun(t, s, "hybrid", longDecodes)
+	flat(t, "hybrid", samples)
+	if warm := samples[longWarm/longEvery].gl; warm.Programs != base.Programs+2 {
+		t.Errorf("%+v live while warm, %+v before loading two graphs", warm, base)
+	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package plan
 
 import (
 	"errors"
-	"runtime"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -134,12 +133,7 @@ func wideGraph(i int) []byte {
 	})
 }
 
-func heapAfterGC() uint64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
-}
+func heapAfterGC() uint64 { return memNow().alloc }
 
 // thousandGraphs loads 1,000 distinct graphs through one session and
 // requires the heap after garbage collection, and the GL objects, to stay

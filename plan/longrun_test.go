@@ -61,9 +61,10 @@ func (m mem) String() string {
 // samples up to 2·longWarm by more than longSlack (HeapAlloc and
 // HeapInuse), nor may the GL objects differ at all from the first warm
 // sample: decodes hold nothing on the device between them. The noise
-// measured is under 16 KiB; a leak of 32 bytes a decode (tried in
-// guarded.Decode) passes the slack by decode 8,000, and one GL buffer a
-// decode (tried in gpu's Program.run) fails at the first warm sample.
+// measured is under 8 KiB of HeapAlloc and 32 KiB of HeapInuse; a leak of
+// 32 bytes a decode (tried in guarded.Decode) passes the slack by decode
+// 8,000, and one GL buffer a decode (tried in gpu's Program.run) fails at
+// the first sample after warm-up.
 const (
 	longDecodes = 10000
 	longEvery   = 500

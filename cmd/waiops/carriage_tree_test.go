@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/waiops/waiops/carriage/amortise"
+	"github.com/waiops/waiops/carriage/tree"
 	"github.com/zeebo/blake3"
 )
 
@@ -85,5 +86,33 @@ func TestPriorPlanCommand(t *testing.T) {
 	os.WriteFile(p, []byte(`{"span":{}}`), 0o644)
 	if so, _, rc := run("prior", "plan", p); rc != 3 || !strings.HasPrefix(so, "refuse plan_malformed: ") {
 		t.Fatalf("plan malformed: %d %q", rc, so)
+	}
+}
+
+// TestPriorVerifyPieces: every failing piece has its line, in order, before
+// the refusal; a head file past the largest head §19.1 allows is refused
+// tree_head_malformed from its first MaxHeadSize + 1 bytes.
+func TestPriorVerifyPieces(t *testing.T) {
+	tmp := t.TempDir()
+	set := make([]byte, 5*1024+3) // g = 0: 6 pieces
+	for i := range set {
+		set[i] = byte(i * 7)
+	}
+	in, head, changed := filepath.Join(tmp, "set"), filepath.Join(tmp, "set.wtr1"), filepath.Join(tmp, "changed")
+	os.WriteFile(in, set, 0o644)
+	if _, _, rc := run("prior", "tree", "--g", "0", in, head); rc != 0 {
+		t.Fatalf("tree: exit %d", rc)
+	}
+	set[1*1024] ^= 1
+	set[5*1024+2] ^= 1
+	os.WriteFile(changed, set, 0o644)
+	so, _, rc := run("prior", "verify", head, changed)
+	if rc != 3 || !strings.HasPrefix(so, "piece 1: tree_piece_mismatch\npiece 5: tree_piece_mismatch\nrefuse tree_piece_mismatch: ") || strings.Count(so, "\n") != 3 {
+		t.Errorf("verify two changed pieces: exit %d: %q", rc, so)
+	}
+	big := filepath.Join(tmp, "big.wtr1")
+	os.WriteFile(big, append([]byte("WTR1"), make([]byte, tree.MaxHeadSize+10)...), 0o644)
+	if so, _, rc := run("prior", "head", big); rc != 3 || !strings.HasPrefix(so, "refuse tree_head_malformed: ") {
+		t.Errorf("head past the largest: exit %d: %q", rc, so)
 	}
 }

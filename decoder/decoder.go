@@ -158,6 +158,14 @@ func (w *World) Fabric() string { return w.w.Fabric }
 // Actions is the number of entries in every action row (A, §13.5).
 func (w *World) Actions() int { return w.w.Actions() }
 
+// CheckRows checks action rows as Render does before its first frame:
+// every row has Actions() entries (model_mismatch), and each move's plane
+// value fits i64 (field_range).
+func (w *World) CheckRows(rows [][]int64) error {
+	_, err := w.w.Planes(rows)
+	return err
+}
+
 // Certificate is the pair's bounds certificate, canonical JSON (§8.5).
 func (w *World) Certificate() []byte { return w.w.Set().Certificate }
 

@@ -43,7 +43,7 @@ func runPriorTree(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
-	if err := os.WriteFile(pos[1], h.Encode(), 0o644); err != nil {
+	if err := writeAtomic(pos[1], func(w io.Writer) error { _, err := w.Write(h.Encode()); return err }); err != nil {
 		return fail(err, stdout, stderr)
 	}
 	return 0

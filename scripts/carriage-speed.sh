@@ -47,6 +47,10 @@ done
 # Plain curl of the whole file from one server (warm page cache for both).
 curl_out=$(curl -s -o /dev/null -w '%{time_total} %{size_download}' "${roots[0]}$inner")
 read -r curl_s curl_bytes <<<"$curl_out"
+# The same curl writing the file beside the store: the transfer and the
+# write a sink makes, without the checks (BLAKE3 per piece, then SHA-256).
+curl_file_s=$(curl -s -o "$tmp/curl.out" -w '%{time_total}' "${roots[0]}$inner")
+rm -f "$tmp/curl.out"
 
 /usr/bin/time -v -o "$tmp/time" "$tmp/waiops" prior fetch-tree "$tmp/set.wtr1" \
 	--store "$tmp/sink" --source "${roots[0]}" --source "${roots[1]}" >"$tmp/fetch.out"
@@ -54,9 +58,10 @@ grep -q "^held $inner$" "$tmp/fetch.out"
 tree_s=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s}' "$tmp/time")
 rss_kib=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$tmp/time")
 
-awk -v b="$curl_bytes" -v cs="$curl_s" -v ts="$tree_s" -v rss="$rss_kib" -v mib="$size_mib" -v g="$g" 'BEGIN {
+awk -v b="$curl_bytes" -v cs="$curl_s" -v cf="$curl_file_s" -v ts="$tree_s" -v rss="$rss_kib" -v mib="$size_mib" -v g="$g" 'BEGIN {
 	printf "set: %d MiB, pieces of %d KiB\n", mib, 2 ^ g
 	printf "curl, one server:        %.3f s  %.1f MB/s\n", cs, b / cs / 1e6
+	printf "curl to a file:          %.3f s  %.1f MB/s\n", cf, b / cf / 1e6
 	printf "fetch-tree, two servers: %.3f s  %.1f MB/s\n", ts, b / ts / 1e6
 	printf "fetch-tree peak RSS:     %.1f MiB\n", rss / 1024
 }'

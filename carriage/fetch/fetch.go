@@ -41,7 +41,10 @@
 //     and the rest are not asked. Pieces are written into a temporary file at
 //     their offsets; a piece that does not verify is written over by the next
 //     answer, and the file is discarded unless every piece verifies and its
-//     SHA-256, read back once streaming, is inner.
+//     SHA-256 is inner. That SHA-256 reads the file back streaming, beside
+//     the fetch: each piece once the pieces before it are verified (a
+//     verified piece is never written again), so step 3 ends with the last
+//     piece rather than after a second pass.
 package fetch
 
 import (

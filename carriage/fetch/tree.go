@@ -17,7 +17,8 @@ import (
 
 // InFlight is the most range requests FetchTree has open at once for m
 // sources: two per source, at least 4 and at most 16. Each holds a 64 KiB
-// copy buffer and one 16-chunk group, never a whole piece.
+// copy buffer and one 16-chunk group, never a whole piece; the in-order
+// SHA-256 holds one buffer of at most 1 MiB.
 func InFlight(m int) int { return min(max(4, 2*m), 16) }
 
 // FetchTree holds the set the head h names, under h.Inner, fetching its

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -194,5 +196,83 @@ func TestServeTree(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(sink.Path(h.Inner)); !bytes.Equal(got, set) {
 		t.Error("the held set is not the set")
+	}
+}
+
+// codings counts the Content-Encoding of each response a handler sends.
+type codings struct {
+	h  http.Handler
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *codings) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rec := httptest.NewRecorder()
+	c.h.ServeHTTP(rec, r)
+	c.mu.Lock()
+	c.n[rec.Header().Get("Content-Encoding")]++
+	c.mu.Unlock()
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.Code)
+	w.Write(rec.Body.Bytes())
+}
+
+// TestServeListingSuccessor: a sink holding a predecessor listing fetches
+// the successor's listing, then only the file that differs, coded against
+// the predecessor's file at the same path (§15, §16); a file named
+// wai-usage.json below the top level binds nothing (§18.1).
+func TestServeListingSuccessor(t *testing.T) {
+	shared := pattern(4000, 6)
+	old := pattern(100000, 7)
+	changed := bytes.Clone(old)
+	for i := 0; i < len(changed); i += 700 {
+		changed[i]++
+	}
+	notUsage := []byte("not a statement")
+	mk := func(files map[string][]byte) []byte {
+		l := &carriage.Listing{}
+		for _, p := range []string{"a/wai-usage.json", "model.bin", "shared.bin"} {
+			if b, ok := files[p]; ok {
+				l.Files = append(l.Files, carriage.ListedFile{Path: p, Length: uint64(len(b)), SHA256: sha256.Sum256(b)})
+			}
+		}
+		b, err := l.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	pred := mk(map[string][]byte{"model.bin": old, "shared.bin": shared})
+	succ := mk(map[string][]byte{"model.bin": changed, "shared.bin": shared, "a/wai-usage.json": notUsage})
+	origin := fetch.Store(t.TempDir())
+	for _, b := range [][]byte{pred, succ, shared, old, changed, notUsage} {
+		put(t, origin, b)
+	}
+	c := &codings{h: New(origin, false), n: map[string]int{}}
+	srv := httptest.NewServer(c)
+	defer srv.Close()
+	sink := fetch.Store(t.TempDir())
+	for _, b := range [][]byte{pred, shared, old} {
+		put(t, sink, b)
+	}
+	f := &fetch.Fetcher{Store: sink}
+	pd, sd := sha256.Sum256(pred), sha256.Sum256(succ)
+	held, err := f.FetchListing(context.Background(), sd, []string{srv.URL + fetch.WellKnown}, &pd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if held.Usage != nil {
+		t.Errorf("a/wai-usage.json bound a statement: %+v", held.Usage)
+	}
+	// The listing coded against the predecessor listing, model.bin against
+	// the old model.bin, a/wai-usage.json plain (no predecessor at its
+	// path), shared.bin not asked.
+	if want := map[string]int{"dcz": 2, "": 1}; !reflect.DeepEqual(c.n, want) {
+		t.Errorf("responses by coding %v, want %v", c.n, want)
+	}
+	if got, _ := os.ReadFile(sink.Path(sha256.Sum256(changed))); !bytes.Equal(got, changed) {
+		t.Error("the changed file is not held")
 	}
 }

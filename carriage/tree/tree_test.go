@@ -13,6 +13,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/waiops/waiops/internal/spectest"
 	"github.com/waiops/waiops/refusal"
 	"github.com/zeebo/blake3"
 	"lukechampine.com/blake3/guts"
@@ -514,4 +515,15 @@ func TestHeadEdges(t *testing.T) {
 	if _, err := Read(build(3, "", MaxPieces*PieceSize(3)+1, MaxPieces)); code(err) != HeadMalformed {
 		t.Errorf("L past 65536 pieces: %v, want tree_head_malformed", err)
 	}
+}
+
+// TestReadClaimBounded: a head whose n claims 65,536 values (2 MiB) in a
+// file of a few hundred bytes is refused at step 1's length check, before
+// the values are allocated.
+func TestReadClaimBounded(t *testing.T) {
+	good := head(t, 3000, 0, "").Encode()
+	b := bytes.Clone(good)
+	binary.LittleEndian.PutUint64(b[6:], MaxPieces*ChunkSize)
+	binary.LittleEndian.PutUint32(b[78:], MaxPieces)
+	spectest.Bounded(t, len(b), HeadMalformed, func() error { _, err := Read(b); return err })
 }

@@ -112,6 +112,29 @@ func (w *Window) ShowRGB(rgb []byte, fw, fh, scale int) error {
 	})
 }
 
+// ShowFrame shows a frame the GL fabric left on the device
+// (Program.DecodeFrame) without a trip through host memory: its buffer is
+// the pixel-unpack buffer of the texture upload, then the same blit as
+// ShowRGB.
+func (w *Window) ShowFrame(f *Frame, scale int) error {
+	if scale < 1 {
+		return fmt.Errorf("gpu: scale %d", scale)
+	}
+	return w.d.th.call(func() error {
+		if f.buf == nil || len(f.buf.ids) != 1 {
+			return errors.New("gpu: the frame is closed")
+		}
+		return w.in(func() error {
+			gl.WaitSync(f.sync, 0, gl.TIMEOUT_IGNORED) // the layout, from the device's context
+			w.texture(f.W, f.H)
+			gl.BindBuffer(gl.PIXEL_UNPACK_BUFFER, f.buf.ids[0])
+			gl.TexSubImage2D(gl.TEXTURE_2D, 0, 0, 0, int32(f.W), int32(f.H), gl.RGBA, gl.UNSIGNED_BYTE, gl.PtrOffset(0))
+			gl.BindBuffer(gl.PIXEL_UNPACK_BUFFER, 0)
+			return w.blit(scale)
+		})
+	})
+}
+
 // texture makes the texture fw×fh, reallocating it only when the size
 // changes. It runs in the window's context.
 func (w *Window) texture(fw, fh int) {

@@ -16,6 +16,9 @@ func (*Device) NewWindow(string, int, int) (*Window, error) { return nil, errNoW
 // ShowRGB reports that this build has no window.
 func (*Window) ShowRGB([]byte, int, int, int) error { return errNoWindow }
 
+// ShowFrame reports that this build has no window.
+func (*Window) ShowFrame(*Frame, int) error { return errNoWindow }
+
 // SetTitle reports that this build has no window.
 func (*Window) SetTitle(string) error { return errNoWindow }
 

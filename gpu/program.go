@@ -121,24 +121,15 @@ func (p *Program) letGo(drop func(*buffer)) {
 // inputs included (whg1.Sequence builds them).
 func (p *Program) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, error) {
 	g := p.g
-	pl, err := g.PlanInputs(inputs, scalars)
-	if err != nil {
-		return nil, err
-	}
-	host := make([][]int32, len(inputs))
-	for i, t := range inputs {
-		if host[i], err = inputPolicy(g, i, t.Data); err != nil {
-			return nil, err
-		}
-	}
+	var pl *whg1.Plan
 	var outs [][]int32
-	err = p.d.th.call(func() error {
-		if p.closed {
-			return ErrClosed
+	err := p.decode(inputs, scalars, func(plan *whg1.Plan, vals []*buffer) error {
+		pl = plan
+		outs = make([][]int32, len(g.Outputs))
+		for k, t := range g.Outputs {
+			outs[k] = p.d.download(vals[t])
 		}
-		var err error
-		outs, err = p.run(pl, host)
-		return err
+		return glError("reading the outputs back")
 	})
 	if err != nil {
 		return nil, err
@@ -154,9 +145,32 @@ func (p *Program) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, erro
 	return res, nil
 }
 
+// decode is a decode up to its outputs: the plan and the input policies on
+// the host, then, on the GL thread, every operator, and finish given the
+// plan and every tensor's buffer while the outputs are still on the device.
+func (p *Program) decode(inputs []*tensor.T, scalars []int64, finish func(*whg1.Plan, []*buffer) error) error {
+	g := p.g
+	pl, err := g.PlanInputs(inputs, scalars)
+	if err != nil {
+		return err
+	}
+	host := make([][]int32, len(inputs))
+	for i, t := range inputs {
+		if host[i], err = inputPolicy(g, i, t.Data); err != nil {
+			return err
+		}
+	}
+	return p.d.th.call(func() error {
+		if p.closed {
+			return ErrClosed
+		}
+		return p.run(pl, host, finish)
+	})
+}
+
 // run is a decode's device part, on the GL thread. Each tensor is freed
-// once its last producer or reader has run.
-func (p *Program) run(pl *whg1.Plan, host [][]int32) ([][]int32, error) {
+// once its last producer or reader has run, and the outputs after finish.
+func (p *Program) run(pl *whg1.Plan, host [][]int32, finish func(*whg1.Plan, []*buffer) error) error {
 	g, d := p.g, p.d
 	vals := make([]*buffer, len(g.Tensors))
 	defer func() {
@@ -180,11 +194,11 @@ func (p *Program) run(pl *whg1.Plan, host [][]int32) ([][]int32, error) {
 			c.outS = append(c.outS, pl.Shapes[t])
 		}
 		if err := p.ops[i].run(d, c); err != nil {
-			return nil, fmt.Errorf("op %d (%s): %w", i, op.Code, err)
+			return fmt.Errorf("op %d (%s): %w", i, op.Code, err)
 		}
 		for k, t := range op.Out {
 			if err := d.policy(g.Tensors[t], c.out[k]); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		for _, t := range p.drop[i] {
@@ -193,13 +207,9 @@ func (p *Program) run(pl *whg1.Plan, host [][]int32) ([][]int32, error) {
 		}
 	}
 	if err := glError("a decode"); err != nil {
-		return nil, err
+		return err
 	}
-	outs := make([][]int32, len(g.Outputs))
-	for k, t := range g.Outputs {
-		outs[k] = d.download(vals[t])
-	}
-	return outs, glError("reading the outputs back")
+	return finish(pl, vals)
 }
 
 // policy applies an operator output's policy on the device (§3). Under

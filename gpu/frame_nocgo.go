@@ -1,0 +1,17 @@
+//go:build !cgo
+
+package gpu
+
+import "github.com/waiops/waiops/tensor"
+
+// Frame is a picture left on the device; a build without cgo has none.
+type Frame struct{ W, H int }
+
+// DecodeFrame reports that this build has no GPU.
+func (*Program) DecodeFrame([]*tensor.T, []int64) (*Frame, error) { return nil, errNoGPU }
+
+// RGB reports that this build has no GPU.
+func (*Frame) RGB() ([]byte, error) { return nil, errNoGPU }
+
+// Close does nothing.
+func (*Frame) Close() error { return nil }

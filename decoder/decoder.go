@@ -27,6 +27,7 @@ import (
 	"fmt"
 
 	"github.com/waiops/waiops/drivers"
+	"github.com/waiops/waiops/gpu"
 	"github.com/waiops/waiops/plan"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
@@ -110,7 +111,10 @@ func (d *Decoder) Note() string { return d.sess.Note }
 func (d *Decoder) Close() error { return d.sess.Close() }
 
 // Synth is a loaded wai.neural.int_synth set (int_synth/1, §13.1).
-type Synth struct{ s *drivers.SynthSet }
+type Synth struct {
+	s *drivers.SynthSet
+	g *plan.Graph // its synth graph, for DecodeOnDevice
+}
 
 // LoadSynth loads an int_synth.json set: §13.1's load checks and the
 // certificate at acc64. Every refusal is payload_malformed (§4).
@@ -119,7 +123,11 @@ func (d *Decoder) LoadSynth(set []byte) (*Synth, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Synth{s}, nil
+	g, err := d.sess.Load(s.Set().Graph("synth")) // the graph drivers loaded, from the session's cache
+	if err != nil {
+		return nil, err
+	}
+	return &Synth{s, g}, nil
 }
 
 // Fabric names the fabric that decodes the set: "cpu", "gpu" or "hybrid".
@@ -136,6 +144,20 @@ func (s *Synth) Decode(payload []byte) (*Frame, error) {
 		return nil, err
 	}
 	return &Frame{f}, nil
+}
+
+// DecodeOnDevice decodes one payload and leaves the picture on the GL
+// device, for a gpu.Window to show (Window.ShowFrame) with no trip through
+// host memory; the caller closes the frame. A set that does not run on the
+// GL fabric gives plan.ErrNotOnDevice: decode it with Decode.
+func (s *Synth) DecodeOnDevice(payload []byte) (*gpu.Frame, error) {
+	var f *gpu.Frame
+	err := s.s.DecodeWith(payload, func(z *tensor.T) error {
+		var err error
+		f, err = s.g.DecodeFrame([]*tensor.T{z}, nil)
+		return err
+	})
+	return f, err
 }
 
 // World is a loaded wai.world.model pair (world/1, §13.5, informative):

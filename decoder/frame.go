@@ -2,6 +2,7 @@ package decoder
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -54,4 +55,13 @@ func (f *Frame) PNG() ([]byte, error) {
 	var buf bytes.Buffer
 	err := png.Encode(&buf, f.NRGBA())
 	return buf.Bytes(), err
+}
+
+// FrameOf makes a frame of w×h pixels from row-major RGB8 bytes (such as a
+// gpu.Frame read back), which it keeps.
+func FrameOf(w, h int, rgb []byte) (*Frame, error) {
+	if w < 1 || h < 1 || len(rgb) != 3*w*h {
+		return nil, fmt.Errorf("decoder: %d bytes for a %d×%d RGB8 frame", len(rgb), w, h)
+	}
+	return &Frame{drivers.Frame{H: h, W: w, RGB: rgb}}, nil
 }

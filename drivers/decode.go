@@ -107,28 +107,50 @@ func LoadSynth(load Loader, set []byte) (*SynthSet, error) {
 // Set is the lowered set, with its certificate.
 func (s *SynthSet) Set() *Set { return s.set }
 
-// Decode decodes one payload through the synth graph (§13.5). Every
-// refusal is payload_malformed (§4).
-func (s *SynthSet) Decode(payload []byte) (Frame, error) {
+// Latents reads a payload and checks it against the set: the graph plans
+// on the latents' shape and gives [3, H, W] with the payload's H and W
+// (§13.0, §13.1 Driver). They are the synth graph's input. Every refusal
+// is payload_malformed (§4).
+func (s *SynthSet) Latents(payload []byte) (*tensor.T, error) {
 	p, err := ParseSynthPayload(payload)
 	if err != nil {
-		return Frame{}, err
+		return nil, err
 	}
-	// §13.0: the driver plans the graph on the payload's sizes; the output
-	// MUST be [3, H, W] with the payload's H and W (§13.1 Driver).
 	pl, err := s.model.PlanRun([]tensor.Shape{p.Latents.Shape}, nil)
 	if err != nil {
-		return Frame{}, s.set.recode(err)
+		return nil, s.set.recode(err)
 	}
 	want := tensor.Shape{C: 3, H: p.H, W: p.W}
 	if got := pl.Shapes[s.model.Outputs[0]]; got != want {
-		return Frame{}, malformed("the synthesis gives %v, the payload declares %v", got, want)
+		return nil, malformed("the synthesis gives %v, the payload declares %v", got, want)
 	}
-	out, err := s.dec.Decode([]*tensor.T{p.Latents}, nil)
+	return p.Latents, nil
+}
+
+// Decode decodes one payload through the synth graph (§13.5). Every
+// refusal is payload_malformed (§4).
+func (s *SynthSet) Decode(payload []byte) (Frame, error) {
+	z, err := s.Latents(payload)
+	if err != nil {
+		return Frame{}, err
+	}
+	out, err := s.dec.Decode([]*tensor.T{z}, nil)
 	if err != nil {
 		return Frame{}, s.set.recode(err)
 	}
 	return frameOf(out[0])
+}
+
+// DecodeWith decodes one payload through run in place of the loaded
+// decoder (a caller that keeps the frame on a device): the payload is read
+// and checked as Decode does, and a refusal run returns is recoded
+// payload_malformed (§4).
+func (s *SynthSet) DecodeWith(payload []byte, run func(latents *tensor.T) error) error {
+	z, err := s.Latents(payload)
+	if err != nil {
+		return err
+	}
+	return s.set.recode(run(z))
 }
 
 // DecodeSynth loads the set and decodes one payload: LoadSynth, then

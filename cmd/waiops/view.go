@@ -41,29 +41,81 @@ func addViewFlags(fs *flag.FlagSet) viewFlags {
 
 const viewUsage = " [--scale N] [--frames N] [--save DIR] [--paused] "
 
+// shown is a frame to show: on the host, or left on the GL device by the
+// fabric that decoded it (dev).
+type shown struct {
+	host *decoder.Frame
+	dev  *gpu.Frame
+}
+
+func (s shown) size() (w, h int) {
+	if s.dev != nil {
+		return s.dev.W, s.dev.H
+	}
+	return s.host.Width(), s.host.Height()
+}
+
+// show puts the frame in the window: a device frame straight from its
+// buffer, a host frame through host memory.
+func (s shown) show(win *gpu.Window, scale int) error {
+	if s.dev != nil {
+		return win.ShowFrame(s.dev, scale)
+	}
+	return win.ShowRGB(s.host.RGB(), s.host.Width(), s.host.Height(), scale)
+}
+
+// png encodes the frame, reading a device frame back first.
+func (s shown) png() ([]byte, error) {
+	f := s.host
+	if s.dev != nil {
+		rgb, err := s.dev.RGB()
+		if err != nil {
+			return nil, err
+		}
+		if f, err = decoder.FrameOf(s.dev.W, s.dev.H, rgb); err != nil {
+			return nil, err
+		}
+	}
+	return f.PNG()
+}
+
 // viewSource gives the frames a view shows: next is the next frame as
 // playback decodes it, step moves one action row forward (+1) or back (−1).
 type viewSource interface {
-	next() (*decoder.Frame, error)
-	step(dir int) (*decoder.Frame, error)
+	next() (shown, error)
+	step(dir int) (shown, error)
 }
 
 // synthSource decodes one payload again for every frame: a live decode.
+// On the GL fabric the frame stays on the device (the previous one is
+// released when the next is made).
 type synthSource struct {
 	s       *decoder.Synth
 	payload []byte
-	cur     *decoder.Frame
+	device  bool
+	cur     shown
 }
 
-func (v *synthSource) next() (*decoder.Frame, error) {
+func (v *synthSource) next() (shown, error) {
+	if v.device {
+		f, err := v.s.DecodeOnDevice(v.payload)
+		if err != nil {
+			return shown{}, err
+		}
+		if v.cur.dev != nil {
+			v.cur.dev.Close()
+		}
+		v.cur = shown{dev: f}
+		return v.cur, nil
+	}
 	f, err := v.s.Decode(v.payload)
 	if err == nil {
-		v.cur = f
+		v.cur = shown{host: f}
 	}
-	return f, err
+	return v.cur, err
 }
 
-func (v *synthSource) step(int) (*decoder.Frame, error) { return v.cur, nil }
+func (v *synthSource) step(int) (shown, error) { return v.cur, nil }
 
 // worldSource plays a clip row by row and starts it again from z0 after
 // the last row. The frames of the clip so far are kept, so that ← goes
@@ -77,26 +129,26 @@ type worldSource struct {
 	at   int              // the frame shown
 }
 
-func (v *worldSource) start() (*decoder.Frame, error) {
+func (v *worldSource) start() (shown, error) {
 	z0, err := decoder.ParseLatent(v.z0)
 	if err != nil {
-		return nil, err
+		return shown{}, err
 	}
 	if v.clip, err = v.w.Start(z0); err != nil {
-		return nil, err
+		return shown{}, err
 	}
 	v.seen, v.at = []*decoder.Frame{v.clip.Frame()}, 0
-	return v.seen[0], nil
+	return shown{host: v.seen[0]}, nil
 }
 
-func (v *worldSource) next() (*decoder.Frame, error) {
+func (v *worldSource) next() (shown, error) {
 	if v.clip == nil || v.at == len(v.rows) {
 		return v.start()
 	}
 	return v.step(1)
 }
 
-func (v *worldSource) step(dir int) (*decoder.Frame, error) {
+func (v *worldSource) step(dir int) (shown, error) {
 	switch {
 	case dir < 0:
 		v.at = max(v.at-1, 0)
@@ -105,12 +157,12 @@ func (v *worldSource) step(dir int) (*decoder.Frame, error) {
 	case v.at < len(v.rows):
 		f, err := v.clip.Step(v.rows[v.at])
 		if err != nil {
-			return nil, err
+			return shown{}, err
 		}
 		v.seen = append(v.seen, f)
 		v.at++
 	}
-	return v.seen[v.at], nil
+	return shown{host: v.seen[v.at]}, nil
 }
 
 // runViewSynth is `waiops view int_synth --set int_synth.json --payload P
@@ -138,7 +190,10 @@ func runViewSynth(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
-	src := &synthSource{s: s, payload: in[1]}
+	// On the GL fabric the frames stay on the device (rgba8 layout, then
+	// the texture upload from that buffer); elsewhere they come through
+	// the host.
+	src := &synthSource{s: s, payload: in[1], device: s.Fabric() == "gpu"}
 	return view(src, "int_synth", s.Fabric(), vf, stdout, stderr)
 }
 
@@ -195,9 +250,10 @@ func view(src viewSource, kind, fabric string, vf viewFlags, stdout, stderr io.W
 		return fail(err, stdout, stderr)
 	}
 	fmt.Fprintln(stderr, "fabric:", fabric)
+	fw, fh := frame.size()
 	scale := *vf.scale
 	if scale == 0 {
-		scale = autoScale(frame.Width(), frame.Height())
+		scale = autoScale(fw, fh)
 	}
 	dev, err := gpu.Open()
 	if err != nil {
@@ -210,7 +266,7 @@ func view(src viewSource, kind, fabric string, vf viewFlags, stdout, stderr io.W
 		}
 		return s
 	}
-	win, err := dev.NewWindow(title(0, *vf.paused), frame.Width()*scale, frame.Height()*scale)
+	win, err := dev.NewWindow(title(0, *vf.paused), fw*scale, fh*scale)
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
@@ -221,7 +277,7 @@ func view(src viewSource, kind, fabric string, vf viewFlags, stdout, stderr io.W
 	paused, saved := *vf.paused, 0
 	mark, markN := time.Now(), decoded // the title's fps window
 	for {
-		if err := win.ShowRGB(frame.RGB(), frame.Width(), frame.Height(), scale); err != nil {
+		if err := frame.show(win, scale); err != nil {
 			return fail(err, stdout, stderr)
 		}
 		keys, closing, err := win.Events()
@@ -245,7 +301,7 @@ func view(src viewSource, kind, fabric string, vf viewFlags, stdout, stderr io.W
 					return fail(err, stdout, stderr)
 				}
 			case gpu.KeyS:
-				p, err := frame.PNG()
+				p, err := frame.png()
 				if err == nil {
 					path := filepath.Join(*vf.save, fmt.Sprintf("view_%04d.png", saved))
 					if err = os.WriteFile(path, p, 0o644); err == nil {
@@ -274,7 +330,11 @@ func view(src viewSource, kind, fabric string, vf viewFlags, stdout, stderr io.W
 			mark, markN = time.Now(), decoded
 		}
 	}
+	path := "host" // how frames reached the window
+	if frame.dev != nil {
+		path = "device"
+	}
 	el := time.Since(t0)
-	fmt.Fprintf(stdout, "fps: %.1f (%d frames in %.2fs, fabric %s, scale %d)\n", float64(decoded)/el.Seconds(), decoded, el.Seconds(), fabric, scale)
+	fmt.Fprintf(stdout, "fps: %.1f (%d frames in %.2fs, fabric %s, scale %d, path %s)\n", float64(decoded)/el.Seconds(), decoded, el.Seconds(), fabric, scale, path)
 	return 0
 }

@@ -256,15 +256,17 @@ func decodedDemo(t *testing.T) *image.NRGBA {
 }
 
 // TestViewShowsTheDemo: on each fabric, the window shows the demo at
-// scale 3 pixel for pixel as `waiops decode` wrote it, and q quits with 0.
+// scale 3 pixel for pixel as `waiops decode` wrote it, and q quits with 0;
+// on the gpu fabric the frames reach the window from the device buffer
+// (path device), on the cpu through the host.
 func TestViewShowsTheDemo(t *testing.T) {
 	want := decodedDemo(t)
-	for _, f := range []string{"cpu", "gpu"} {
+	for f, path := range map[string]string{"cpu": "host", "gpu": "device"} {
 		t.Run(f, func(t *testing.T) {
 			v := startView(t, "view", "int_synth", "--set", demoSet, "--payload", demoPayload, "--scale", "3", "--fabric", f)
 			v.matches(t, want, 3)
 			v.key(t, "q")
-			if rc := v.wait(t); rc != 0 || !strings.Contains(v.stderr.String(), "fabric: "+f+"\n") || !strings.HasPrefix(v.stdout.String(), "fps: ") {
+			if rc := v.wait(t); rc != 0 || !strings.Contains(v.stderr.String(), "fabric: "+f+"\n") || !strings.HasPrefix(v.stdout.String(), "fps: ") || !strings.Contains(v.stdout.String(), "path "+path+")") {
 				t.Errorf("rc %d, stdout %q, stderr %q", rc, v.stdout.String(), v.stderr.String())
 			}
 		})

@@ -1,0 +1,34 @@
+package plan
+
+import (
+	"errors"
+
+	"github.com/waiops/waiops/gpu"
+	"github.com/waiops/waiops/tensor"
+)
+
+// ErrNotOnDevice is DecodeFrame's answer for a graph whose fabric is not
+// the GL fabric: its frames come back through Decode.
+var ErrNotOnDevice = errors.New("plan: the graph does not run on the GL fabric")
+
+// framer is a decoder that can leave a frame on the GL device.
+type framer interface {
+	DecodeFrame(inputs []*tensor.T, scalars []int64) (*gpu.Frame, error)
+}
+
+// DecodeFrame runs one decode of a frame graph on the GL fabric and leaves
+// the frame on the device (gpu.Program.DecodeFrame), for a window to show
+// without a trip through host memory.
+func (g *Graph) DecodeFrame(inputs []*tensor.T, scalars []int64) (*gpu.Frame, error) {
+	d := g.dec
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return nil, ErrClosed
+	}
+	f, ok := d.dec.(framer)
+	if !ok {
+		return nil, ErrNotOnDevice
+	}
+	return f.DecodeFrame(inputs, scalars)
+}

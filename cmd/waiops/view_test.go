@@ -43,6 +43,9 @@ func viewer(t *testing.T) string {
 	if os.Getenv("DISPLAY") == "" {
 		need(fmt.Errorf("no DISPLAY for the viewer's window (start Xvfb, see scripts/setup.sh)"))
 	}
+	if _, err := gpu.Open(); err != nil { // a build without cgo, or no GL 4.3
+		need(fmt.Errorf("no GL context for the viewer's window: %v", err))
+	}
 	for _, tool := range []string{"xwd", "xdotool"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			need(fmt.Errorf("%s is missing (scripts/setup.sh installs it): %v", tool, err))

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/waiops/waiops/carriage"
 )
@@ -21,12 +20,8 @@ func init() {
 func runPriorUsage(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior usage", stderr)
 	setUsage(fs, "FILE")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 1 {
-		fs.Usage()
+	pos, ok := positionals(fs, args, 1, nil)
+	if !ok {
 		return 2
 	}
 	// One byte past §18.1's cap is enough for ReadUsage to refuse it.
@@ -61,12 +56,8 @@ func runPriorSeal(args []string, stdout, stderr io.Writer) int {
 	ivHex := fs.String("iv", "", "the initial counter block, 32 hex digits (never one whose counters a set sealed under this key used)")
 	form := fs.String("inner-form", "", "the inner form: wai.prior.safetensors, wai.prior.gguf, or none for a capability's one file")
 	usageFile := fs.String("usage", "", "a usage statement (§18.1) to bind in the header")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 2 || *keyHex == "" || *kidHex == "" || *ivHex == "" {
-		fs.Usage()
+	pos, ok := positionals(fs, args, 2, func() bool { return *keyHex != "" && *kidHex != "" && *ivHex != "" })
+	if !ok {
 		return 2
 	}
 	h := carriage.Header{InnerForm: *form}
@@ -84,19 +75,15 @@ func runPriorSeal(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
-	in, err := os.Open(pos[0])
+	in, size, err := openSized(pos[0])
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
 	defer in.Close()
-	st, err := in.Stat()
-	if err != nil {
-		return fail(err, stdout, stderr)
-	}
 	var out *carriage.Header
 	var sealed [32]byte
 	err = writeAtomic(pos[1], func(w io.Writer) error {
-		out, sealed, err = carriage.Seal(w, in, st.Size(), key, h)
+		out, sealed, err = carriage.Seal(w, in, size, key, h)
 		return err
 	})
 	if err != nil {
@@ -113,12 +100,8 @@ func runPriorOpen(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior open", stderr)
 	setUsage(fs, "--keys KEYS.json IN OUT")
 	keysFile := fs.String("keys", "", `the sink's keys, {"<kid hex>": "<key hex>"} (DECISIONS H8)`)
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 2 || *keysFile == "" {
-		fs.Usage()
+	pos, ok := positionals(fs, args, 2, func() bool { return *keysFile != "" })
+	if !ok {
 		return 2
 	}
 	kb, err := os.ReadFile(*keysFile)
@@ -129,18 +112,14 @@ func runPriorOpen(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
-	in, err := os.Open(pos[0])
+	in, size, err := openSized(pos[0])
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
 	defer in.Close()
-	st, err := in.Stat()
-	if err != nil {
-		return fail(err, stdout, stderr)
-	}
 	var o *carriage.Opened
 	err = writeAtomic(pos[1], func(w io.Writer) error {
-		o, err = carriage.Open(in, st.Size(), keys, w)
+		o, err = carriage.Open(in, size, keys, w)
 		return err
 	})
 	if err != nil {
@@ -159,54 +138,17 @@ func runPriorOpen(args []string, stdout, stderr io.Writer) int {
 func runPriorList(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior list", stderr)
 	setUsage(fs, "DIR OUT")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 2 {
-		fs.Usage()
+	pos, ok := positionals(fs, args, 2, nil)
+	if !ok {
 		return 2
 	}
 	l, err := carriage.ListDir(pos[0])
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
-	if err := writeAtomic(pos[1], func(w io.Writer) error { _, err := w.Write(l); return err }); err != nil {
+	if err := writeBytesAtomic(pos[1], l); err != nil {
 		return fail(err, stdout, stderr)
 	}
 	fmt.Fprintf(stdout, "set %x\n", sha256.Sum256(l))
 	return 0
-}
-
-// readAtMost reads at most max bytes of the file at path: a reader whose
-// cap is below max refuses a longer file without the whole of it held.
-func readAtMost(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, max))
-}
-
-// writeAtomic writes path through a temporary file beside it, renamed
-// into place only when write succeeds: a refused open leaves no OUT.
-func writeAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
-	err = tmp.Chmod(0o644)      // CreateTemp's 0600 is for the file's life as a temporary
-	if err == nil {
-		err = write(tmp)
-	}
-	if err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -91,12 +91,8 @@ func runPriorFetch(args []string, stdout, stderr io.Writer) int {
 	predHex := fs.String("predecessor", "", "a held set to name as a dcz dictionary (§16); with --listing, a held listing whose files are named path by path")
 	maxBytes := fs.String("max-bytes", "", "the byte bound, inclusive: a set of more bytes is refused without reading past the bound (default 2^40)")
 	timeout := fs.Duration("timeout", fetch.DefaultTimeout, "how long a request may stay silent")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 1 || *store == "" || *timeout <= 0 {
-		fs.Usage()
+	pos, ok := positionals(fs, args, 1, func() bool { return *store != "" && *timeout > 0 })
+	if !ok {
 		return 2
 	}
 	d, err := digestArg("DIGEST", pos[0])
@@ -154,12 +150,8 @@ func runPriorFetchTree(args []string, stdout, stderr io.Writer) int {
 	var sources paths
 	fs.Var(&sources, "source", "a set root that serves the set by range at <source><inner> (repeatable, in the order pieces are asked)")
 	timeout := fs.Duration("timeout", fetch.DefaultTimeout, "how long a request may stay silent")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 1 || *store == "" || len(sources) == 0 || *timeout <= 0 {
-		fs.Usage()
+	pos, ok := positionals(fs, args, 1, func() bool { return *store != "" && len(sources) != 0 && *timeout > 0 })
+	if !ok {
 		return 2
 	}
 	for _, s := range sources {
@@ -189,12 +181,8 @@ func runPriorServe(args []string, stdout, stderr io.Writer) int {
 	setUsage(fs, "DIR [--addr 127.0.0.1:PORT] [--origin]")
 	addr := fs.String("addr", "127.0.0.1:0", "the address to listen on (port 0: any free port)")
 	origin := fs.Bool("origin", false, "serve as the sets' origin: sets whose terms say redistribute false are served too (§18.1)")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 1 {
-		fs.Usage()
+	pos, ok := positionals(fs, args, 1, nil)
+	if !ok {
 		return 2
 	}
 	if fi, err := os.Stat(pos[0]); err != nil || !fi.IsDir() {
@@ -233,12 +221,8 @@ func runPriorDcz(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior dcz", stderr)
 	setUsage(fs, "--dictionary PRED IN OUT")
 	dict := fs.String("dictionary", "", "the predecessor, the dictionary the coding names")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 2 || *dict == "" {
-		fs.Usage()
+	pos, ok := positionals(fs, args, 2, func() bool { return *dict != "" })
+	if !ok {
 		return 2
 	}
 	pred, err := os.ReadFile(*dict)

@@ -26,12 +26,8 @@ func runPriorTree(args []string, stdout, stderr io.Writer) int {
 	setUsage(fs, "--g N [--inner-form F] IN OUT.wtr1")
 	g := fs.Int("g", -1, "a piece is 1024 · 2^g bytes, g 0 to 16")
 	form := fs.String("inner-form", "", "the set's inner form: none, wai.prior.safetensors, wai.prior.gguf or wai.prior.sealed")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 2 || *g < 0 {
-		fs.Usage()
+	pos, ok := positionals(fs, args, 2, func() bool { return *g >= 0 })
+	if !ok {
 		return 2
 	}
 	in, err := os.Open(pos[0])
@@ -43,7 +39,7 @@ func runPriorTree(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
-	if err := writeAtomic(pos[1], func(w io.Writer) error { _, err := w.Write(h.Encode()); return err }); err != nil {
+	if err := writeBytesAtomic(pos[1], h.Encode()); err != nil {
 		return fail(err, stdout, stderr)
 	}
 	return 0
@@ -64,12 +60,8 @@ func readHead(path string) (*tree.Head, error) {
 func runPriorHead(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior head", stderr)
 	setUsage(fs, "HEAD.wtr1")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 1 {
-		fs.Usage()
+	pos, ok := positionals(fs, args, 1, nil)
+	if !ok {
 		return 2
 	}
 	h, err := readHead(pos[0])
@@ -89,12 +81,8 @@ func runPriorHead(args []string, stdout, stderr io.Writer) int {
 func runPriorVerify(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior verify", stderr)
 	setUsage(fs, "HEAD.wtr1 FILE")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 2 {
-		fs.Usage()
+	pos, ok := positionals(fs, args, 2, nil)
+	if !ok {
 		return 2
 	}
 	h, err := readHead(pos[0])
@@ -122,12 +110,8 @@ func runPriorVerify(args []string, stdout, stderr io.Writer) int {
 func runPriorPlan(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior plan", stderr)
 	setUsage(fs, "PLAN.json")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 1 {
-		fs.Usage()
+	pos, ok := positionals(fs, args, 1, nil)
+	if !ok {
 		return 2
 	}
 	b, err := readAtMost(pos[0], amortise.MaxPlanBytes+1)

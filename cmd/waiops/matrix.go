@@ -19,12 +19,8 @@ func init() {
 func conformMatrix(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("conform matrix", stderr)
 	setUsage(fs, "DIR")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 1 {
-		fs.Usage()
+	pos, ok := positionals(fs, args, 1, nil)
+	if !ok {
 		return 2
 	}
 	if err := vectors.WriteMatrix(pos[0]); err != nil {

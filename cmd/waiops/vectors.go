@@ -19,12 +19,7 @@ func vectorsGen(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("vectors gen", stderr)
 	setUsage(fs, "--out DIR")
 	out := fs.String("out", "", "the corpus root to write (the repository's is vectors/)")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return 2
-	}
-	if *out == "" || len(pos) != 0 {
-		fs.Usage()
+	if _, ok := positionals(fs, args, 0, func() bool { return *out != "" }); !ok {
 		return 2
 	}
 	parts, err := vectors.WriteParts(*out)
@@ -48,12 +43,8 @@ func vectorsGen(args []string, stdout, stderr io.Writer) int {
 func vectorsCheck(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("vectors check", stderr)
 	setUsage(fs, "DIR")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 1 {
-		fs.Usage()
+	pos, ok := positionals(fs, args, 1, nil)
+	if !ok {
 		return 2
 	}
 	c, err := vectors.Project(pos[0])

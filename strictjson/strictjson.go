@@ -126,9 +126,7 @@ func (j *parser) object(depth int) (Value, error) {
 	j.p++ // '{'
 	v := Value{Kind: Object}
 	seen := map[string]bool{}
-	j.ws()
-	if j.p < len(j.b) && j.b[j.p] == '}' {
-		j.p++
+	if j.empty('}') {
 		return v, nil
 	}
 	for {
@@ -156,18 +154,12 @@ func (j *parser) object(depth int) (Value, error) {
 			return Value{}, err
 		}
 		v.Members = append(v.Members, Member{name, m})
-		j.ws()
-		if j.p >= len(j.b) {
-			return Value{}, errEnd
+		end, err := j.after('}')
+		if err != nil {
+			return Value{}, err
 		}
-		switch j.b[j.p] {
-		case ',':
-			j.p++
-		case '}':
-			j.p++
+		if end {
 			return v, nil
-		default:
-			return Value{}, fmt.Errorf("no ',' or '}' at %d", j.p)
 		}
 	}
 }
@@ -175,9 +167,7 @@ func (j *parser) object(depth int) (Value, error) {
 func (j *parser) array(depth int) (Value, error) {
 	j.p++ // '['
 	v := Value{Kind: Array}
-	j.ws()
-	if j.p < len(j.b) && j.b[j.p] == ']' {
-		j.p++
+	if j.empty(']') {
 		return v, nil
 	}
 	for {
@@ -187,20 +177,43 @@ func (j *parser) array(depth int) (Value, error) {
 			return Value{}, err
 		}
 		v.Elems = append(v.Elems, e)
-		j.ws()
-		if j.p >= len(j.b) {
-			return Value{}, errEnd
+		end, err := j.after(']')
+		if err != nil {
+			return Value{}, err
 		}
-		switch j.b[j.p] {
-		case ',':
-			j.p++
-		case ']':
-			j.p++
+		if end {
 			return v, nil
-		default:
-			return Value{}, fmt.Errorf("no ',' or ']' at %d", j.p)
 		}
 	}
+}
+
+// empty reports whether close follows at once: an object or array with
+// nothing in it (RFC 8259 §4, §5), close read.
+func (j *parser) empty(close byte) bool {
+	j.ws()
+	if j.p < len(j.b) && j.b[j.p] == close {
+		j.p++
+		return true
+	}
+	return false
+}
+
+// after reads what follows a member or an element: ',' (another follows)
+// or close (the object or array ends, end true); anything else is refused.
+func (j *parser) after(close byte) (end bool, err error) {
+	j.ws()
+	if j.p >= len(j.b) {
+		return false, errEnd
+	}
+	switch j.b[j.p] {
+	case ',':
+		j.p++
+		return false, nil
+	case close:
+		j.p++
+		return true, nil
+	}
+	return false, fmt.Errorf("no ',' or '%c' at %d", close, j.p)
 }
 
 // number reads RFC 8259's number grammar and keeps its text.

@@ -17,8 +17,11 @@ type PieceWriter struct {
 }
 
 // NewPieceWriter returns a writer that checks piece i of the set h names,
-// for 0 ≤ i < n.
+// for 0 ≤ i < n. For any other i it takes no byte and never verifies.
 func NewPieceWriter(h *Head, i int) *PieceWriter {
+	if i < 0 || i >= len(h.Values) {
+		return &PieceWriter{h: h, i: -1}
+	}
 	_, n := h.Piece(i)
 	return &PieceWriter{h: h, i: i, want: n, counter: uint64(i) << h.G, buf: make([]byte, 0, groupSize(h.G))}
 }
@@ -26,7 +29,7 @@ func NewPieceWriter(h *Head, i int) *PieceWriter {
 // Write adds b to the piece. Bytes past the piece's length are not taken:
 // Write then takes none of b and the piece does not verify.
 func (w *PieceWriter) Write(b []byte) (int, error) {
-	if uint64(len(b)) > w.want-w.got {
+	if w.i < 0 || uint64(len(b)) > w.want-w.got {
 		w.got = w.want + 1 // never verifies
 		return 0, errPastPiece
 	}
@@ -52,7 +55,7 @@ func (w *PieceWriter) flush() {
 // Verifies reports whether the bytes written are exactly the piece and its
 // value is the head's. Ask it once, after the last Write.
 func (w *PieceWriter) Verifies() bool {
-	if w.got != w.want {
+	if w.i < 0 || w.got != w.want {
 		return false
 	}
 	if len(w.buf) > 0 {

@@ -56,3 +56,22 @@ func TestPieceWriter(t *testing.T) {
 		}
 	}
 }
+
+// TestPieceWriterOutOfRange: an index outside 0 ≤ i < n takes no byte and
+// never verifies, where it would read past the head's values.
+func TestPieceWriterOutOfRange(t *testing.T) {
+	set := make([]byte, 2*1024+1)
+	h, err := Write(bytes.NewReader(set), 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{-1, len(h.Values), len(h.Values) + 5} {
+		w := NewPieceWriter(h, i)
+		if k, err := w.Write(set[:1]); k != 0 || err == nil {
+			t.Errorf("piece %d: Write = %d, %v; want 0 and an error", i, k, err)
+		}
+		if w.Verifies() {
+			t.Errorf("piece %d verifies", i)
+		}
+	}
+}

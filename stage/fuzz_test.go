@@ -253,18 +253,9 @@ func FuzzMansSgm(f *testing.F) {
 			}
 			return
 		}
-		got, err := d.Sgm(mem, tab, spans)
-		got = slices.Clone(got)
-		again, err2 := d.Sgm(mem, tab, spans)
-		if (err == nil) != (err2 == nil) || !slices.Equal(got, again) {
-			t.Fatalf("decodes differ: %v / %v", err, err2)
-		}
-		if err != nil {
-			checkMansRefusal(t, err, total)
+		got, ok := decodeTwice(t, total, func() ([]int64, error) { return d.Sgm(mem, tab, spans) })
+		if !ok {
 			return
-		}
-		if len(got) != total {
-			t.Fatalf("%d symbols for %d positions", len(got), total)
 		}
 		pos := 0
 		for _, sp := range spans {
@@ -276,6 +267,27 @@ func FuzzMansSgm(f *testing.F) {
 			pos += len(sp.Mask)
 		}
 	})
+}
+
+// decodeTwice runs a mans_decode twice on the same operands: both runs give
+// the same symbols or both refuse, a refusal by checkMansRefusal (ok
+// false), and a decode gives total symbols.
+func decodeTwice(t *testing.T, total int, decode func() ([]int64, error)) (got []int64, ok bool) {
+	t.Helper()
+	got, err := decode()
+	got = slices.Clone(got)
+	again, err2 := decode()
+	if (err == nil) != (err2 == nil) || !slices.Equal(got, again) {
+		t.Fatalf("decodes differ: %v / %v", err, err2)
+	}
+	if err != nil {
+		checkMansRefusal(t, err, total)
+		return nil, false
+	}
+	if len(got) != total {
+		t.Fatalf("%d symbols for %d positions", len(got), total)
+	}
+	return got, true
 }
 
 // checkMansRefusal: E8's codes at §14.1's index, with positions below
@@ -331,18 +343,9 @@ func FuzzMansFac(f *testing.F) {
 			lengths[i] = int64(binary.LittleEndian.Uint16(lb[2*i:]))
 			total += int(lengths[i])
 		}
-		got, err := d.Fac(mem, rows, lengths)
-		got = slices.Clone(got)
-		again, err2 := d.Fac(mem, rows, lengths)
-		if (err == nil) != (err2 == nil) || !slices.Equal(got, again) {
-			t.Fatalf("decodes differ: %v / %v", err, err2)
-		}
-		if err != nil {
-			checkMansRefusal(t, err, total)
+		got, ok := decodeTwice(t, total, func() ([]int64, error) { return d.Fac(mem, rows, lengths) })
+		if !ok {
 			return
-		}
-		if len(got) != total {
-			t.Fatalf("%d symbols for %d positions", len(got), total)
 		}
 		for i, s := range got {
 			if s < 0 || s > 63 {

@@ -76,18 +76,20 @@ func digestArg(what, s string) ([32]byte, error) {
 }
 
 // runPriorFetch is `waiops prior fetch DIGEST --store DIR [--root URL]...
-// [--hint URL]... [--origin URL] [--listing] [--predecessor DIGEST]
+// [--hint URL]... [--origin URL] [--listing] [--form F] [--predecessor DIGEST]
 // [--max-bytes N] [--timeout DUR]`: `held <digest>` on stdout once the set
-// is held at DIR/<digest>; each root passed over on stderr.
+// is held at DIR/<digest>; each root passed over on stderr. --form is the
+// pin's declared form, checked by §2 before any request.
 func runPriorFetch(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior fetch", stderr)
-	setUsage(fs, "DIGEST --store DIR [--root URL]... [--hint URL]... [--origin URL] [--listing] [--predecessor DIGEST] [--max-bytes N] [--timeout DUR]")
+	setUsage(fs, "DIGEST --store DIR [--root URL]... [--hint URL]... [--origin URL] [--listing] [--form F] [--predecessor DIGEST] [--max-bytes N] [--timeout DUR]")
 	store := fs.String("store", "", "the content-addressed store: DIR/<sha256> for each resource held")
 	var roots, hints paths
 	fs.Var(&roots, "root", "a configured set root, asked first (repeatable; an http or https URL ending in /)")
 	fs.Var(&hints, "hint", "a location hint, a set root asked after the configured ones (repeatable)")
 	origin := fs.String("origin", "", "the origin, whose well-known root /.well-known/wai-sets/ is asked last")
 	listing := fs.Bool("listing", false, "the digest names a wai.prior.set listing: fetch it, then each file it names that the store lacks")
+	form := fs.String("form", "", "the pin's declared form (prior-carriage §2): wai.prior.set fetches a listing; sealed sets and tree heads are form_unreadable here")
 	predHex := fs.String("predecessor", "", "a held set to name as a dcz dictionary (§16); with --listing, a held listing whose files are named path by path")
 	maxBytes := fs.String("max-bytes", "", "the byte bound, inclusive: a set of more bytes is refused without reading past the bound (default 2^40)")
 	timeout := fs.Duration("timeout", fetch.DefaultTimeout, "how long a request may stay silent")
@@ -99,6 +101,14 @@ func runPriorFetch(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(fs, err)
 	}
+	isListing, err := fetch.PinForm(*form)
+	if err != nil {
+		return fail(err, stdout, stderr)
+	}
+	if *listing && *form != "" && !isListing {
+		return usageError(fs, fmt.Errorf("--listing names a wai.prior.set, not form %s", *form))
+	}
+	*listing = *listing || isListing
 	var pred *[32]byte
 	if *predHex != "" {
 		p, err := digestArg("--predecessor", *predHex)

@@ -99,6 +99,31 @@ func TestPriorFetchCommand(t *testing.T) {
 	}
 }
 
+// TestPriorFetchForm: --form is the pin's declared form, checked by §2
+// before any request: a sealed set or a tree head is form_unreadable, a
+// string no form registers is form_not_registered, and a root that would be
+// asked is never asked.
+func TestPriorFetchForm(t *testing.T) {
+	set := fetchPattern(3000, 4)
+	k := hexOf(set)
+	asked := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { asked++; w.Write(set) }))
+	defer srv.Close()
+	root := srv.URL + "/"
+	for form, want := range map[string]string{"wai.prior.sealed": "form_unreadable", "wai.prior.tree": "form_unreadable", "wai.prior.zip": "form_not_registered"} {
+		so, _, rc := run("prior", "fetch", k, "--store", t.TempDir(), "--root", root, "--form", form)
+		if rc != 3 || !strings.HasPrefix(so, "refuse "+want+": ") {
+			t.Errorf("--form %s: exit %d, %q; want refuse %s", form, rc, so, want)
+		}
+	}
+	if asked != 0 {
+		t.Errorf("a refused form asked the root %d times", asked)
+	}
+	if so, _, rc := run("prior", "fetch", "--form", "wai.prior.safetensors", k, "--store", t.TempDir(), "--root", root); rc != 0 || so != "held "+k+"\n" {
+		t.Errorf("--form wai.prior.safetensors: exit %d, %q", rc, so)
+	}
+}
+
 // TestPriorFetchListingAndDcz: a listing and its files from two roots, and
 // a successor coded against the predecessor the sink holds, the refused
 // coded response reported before the plain retry.

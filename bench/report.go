@@ -153,19 +153,50 @@ func (r *Report) plots(dir string) error {
 		p := plot.New()
 		p.Title.Text = op
 		p.X.Label.Text = "input side"
-		p.Y.Label.Text = unit[op] + " per second"
+		// Throughput in the prefix its largest value reads best in (G MAC/s,
+		// not 5e+09), and headroom above the lines for the legend, so it
+		// covers no point.
+		top := 0.0
+		for _, xys := range byOp[op] {
+			for _, xy := range xys {
+				top = max(top, xy.Y)
+			}
+		}
+		scale, prefix := axisScale(top)
+		p.Y.Label.Text = prefix + unit[op] + "/s"
 		var args []any
 		for _, fab := range sortedKeys(byOp[op]) {
-			args = append(args, fab, byOp[op][fab])
+			xys := make(plotter.XYs, len(byOp[op][fab]))
+			for i, xy := range byOp[op][fab] {
+				xys[i] = plotter.XY{X: xy.X, Y: xy.Y / scale}
+			}
+			args = append(args, fab, xys)
 		}
 		if err := plotutil.AddLinePoints(p, args...); err != nil {
 			return err
 		}
+		p.Y.Min = 0
+		p.Y.Max = top / scale * (1.25 + 0.12*float64(len(args)/2))
+		p.Legend.Top, p.Legend.Left = true, true
 		if err := p.Save(5*vg.Inch, 3.5*vg.Inch, filepath.Join(dir, op+".png")); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// axisScale is the divisor and SI prefix that write v with at most three
+// digits before the point.
+func axisScale(v float64) (float64, string) {
+	switch {
+	case v >= 1e9:
+		return 1e9, "G "
+	case v >= 1e6:
+		return 1e6, "M "
+	case v >= 1e3:
+		return 1e3, "k "
+	}
+	return 1, ""
 }
 
 func sortedKeys[V any](m map[string]V) []string {

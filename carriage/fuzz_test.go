@@ -119,3 +119,35 @@ func FuzzSealedHeader(f *testing.F) {
 		}
 	})
 }
+
+// FuzzListing: a listing is refused prior_not_held, or it is accepted and
+// then every path passes DECISIONS H1's rule, the paths ascend each once,
+// and Marshal writes exactly the bytes it was read from (H1: a listing is
+// its canonical JSON).
+func FuzzListing(f *testing.F) {
+	spectest.Seed(f, corpusFiles, "sets/*.listing")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		l, err := ReadListing(b)
+		if err != nil {
+			if c := code(err); c != PriorNotHeld {
+				t.Fatalf("refused with %q (%v), want prior_not_held", c, err)
+			}
+			return
+		}
+		for i, file := range l.Files {
+			if err := CheckPath(file.Path); err != nil {
+				t.Fatalf("accepted path %q fails H1's rule: %v", file.Path, err)
+			}
+			if i > 0 && l.Files[i-1].Path >= file.Path {
+				t.Fatalf("accepted paths %q then %q", l.Files[i-1].Path, file.Path)
+			}
+		}
+		again, err := l.Marshal()
+		if err != nil {
+			t.Fatalf("the accepted listing does not marshal: %v", err)
+		}
+		if !bytes.Equal(again, b) {
+			t.Fatalf("marshalled again, the listing differs:\n%s\n%s", b, again)
+		}
+	})
+}

@@ -4,11 +4,13 @@
 // allows (integer-operators.md §6, "Chunked 32-bit partial sums" and
 // "Dot-product instructions").
 //
-// There is one Go signature per kernel (Mac16) and one implementation per
-// instruction set, each in its own file: pure Go (mac16_generic.go) and,
-// on amd64, AVX2 vpmaddwd + vpaddd (mac16_amd64.s). A dispatcher picks the
-// widest one golang.org/x/sys/cpu reports once, at package init; the purego
-// build tag forces the pure-Go kernel.
+// There is one Go signature per kernel (Mac16, Mac16x2) and one
+// implementation per instruction set: pure Go (mac16_generic.go) and, on
+// amd64, AVX2 vpmaddwd + vpaddd on ymm (mac16_amd64.s), AVX-512BW
+// vpmaddwd + vpaddd on zmm and AVX-512 VNNI vpdpwssd on zmm
+// (mac16_avx512_amd64.s, one body in mac16_avx512.h for both). A
+// dispatcher picks the widest one golang.org/x/sys/cpu reports once, at
+// package init; the purego build tag forces the pure-Go kernel.
 //
 // Who should use it: cpuref, for operators whose operands the bounds of §8
 // put inside i16 and whose K_c is at least 2 (Choose16). Everything else
@@ -20,7 +22,8 @@ import "math"
 
 // Impl is one implementation of the kernels.
 type Impl struct {
-	// Name is the instruction set: "purego", "avx2".
+	// Name is the instruction set: "purego", "avx2", "avx512bw",
+	// "avx512vnni".
 	Name string
 	// mac16 has the contract of the package's Mac16, with its checks done.
 	mac16 func(acc []int64, x []int16, off []int32, w []uint32, chunk int)
@@ -29,21 +32,57 @@ type Impl struct {
 	// peak runs n rounds of PeakRound products of the instruction mac16
 	// is built on, on registers: the benchmarks' measure of the machine.
 	peak func(n int)
+	// mac8, mac8x2 and peak8 are the same for Mac8 and Mac8x2 (a peak8
+	// round forms 2·PeakRound u8 × s8 products), nil where the set has no
+	// exact u8 × s8 instruction.
+	mac8   func(acc []int64, x []uint8, off []int32, w []uint32, chunk int)
+	mac8x2 func(acc0, acc1 []int64, x []uint8, off []int32, w []uint32, chunk int)
+	peak8  func(n int)
 }
 
 // PeakRound is the number of 16-bit products one round of a peak loop forms.
 const PeakRound = 128
 
 // generic is the pure-Go implementation, present in every build.
-var generic = Impl{Name: "purego", mac16: mac16Generic, mac16x2: mac16x2Generic, peak: peakGeneric}
+var generic = Impl{
+	Name: "purego", peak: peakGeneric,
+	mac16: mac16Generic, mac16x2: func(acc0, acc1 []int64, x []int16, off []int32, w []uint32, chunk int) {
+		rows2(mac16Generic, acc0, acc1, x, off, w, chunk)
+	},
+	mac8: mac8Generic, mac8x2: func(acc0, acc1 []int64, x []uint8, off []int32, w []uint32, chunk int) {
+		rows2(mac8Generic, acc0, acc1, x, off, w, chunk)
+	},
+}
+
+// rows2 runs a one-row pure-Go kernel on each of the two weight rows w
+// interleaves (Mac16x2, Mac8x2).
+func rows2[E int16 | uint8](mac func([]int64, []E, []int32, []uint32, int), acc0, acc1 []int64, x []E, off []int32, w []uint32, chunk int) {
+	row := make([]uint32, len(off))
+	for r, acc := range [2][]int64{acc0, acc1} {
+		for k := range row {
+			row[k] = w[2*k+r]
+		}
+		mac(acc, x, off, row, chunk)
+	}
+}
 
 // impls lists the implementations this build has and this machine runs,
 // the pure one first; best is the last of them, the one the dispatcher
-// picked.
+// picked, and best8 the last with a Mac8 kernel.
 var (
 	impls = append([]Impl{generic}, native()...)
 	best  = impls[len(impls)-1]
+	best8 = last8(impls)
 )
+
+// last8 is the last of l with a Mac8 kernel (the pure one has one).
+func last8(l []Impl) Impl {
+	for i := len(l) - 1; ; i-- {
+		if l[i].mac8 != nil {
+			return l[i]
+		}
+	}
+}
 
 // Implementations returns the names of the implementations this build has
 // and this machine runs, the pure one first and the dispatcher's pick last.
@@ -62,6 +101,10 @@ func Selected() string { return best.Name }
 // than the pure-Go one.
 func Accelerated() bool { return best.Name != generic.Name }
 
+// Accelerated8 reports whether Mac8 runs an instruction-set kernel
+// (vpdpbusd) rather than the pure-Go one.
+func Accelerated8() bool { return best8.Name != generic.Name }
+
 // Block is the column granularity of Mac16: len(acc) is a multiple of it.
 const Block = 8
 
@@ -71,14 +114,21 @@ const Block = 8
 type Taps struct {
 	off    []int32
 	maxOff int
+	unit   int32 // the operands a column takes: 2 (Mac16) or 4 (Mac8)
 }
 
 // NewTaps checks off (every entry even and non-negative) and keeps it; it
 // returns false otherwise.
-func NewTaps(off []int32) (*Taps, bool) {
-	t := &Taps{off: off}
+func NewTaps(off []int32) (*Taps, bool) { return newTaps(off, 2) }
+
+// NewTaps8 is NewTaps for Mac8: every entry a non-negative multiple of 4,
+// the index in x of a column's first byte of four.
+func NewTaps8(off []int32) (*Taps, bool) { return newTaps(off, 4) }
+
+func newTaps(off []int32, unit int32) (*Taps, bool) {
+	t := &Taps{off: off, unit: unit}
 	for _, o := range off {
-		if o < 0 || o%2 != 0 {
+		if o < 0 || o%unit != 0 {
 			return nil, false
 		}
 		t.maxOff = max(t.maxOff, int(o))
@@ -103,9 +153,9 @@ func Pair(lo, hi int16) uint32 { return uint32(uint16(lo)) | uint32(uint16(hi))<
 // every operand, so each lane's chunk sum fits i32 and the result is the
 // exact integer. It returns false, and changes nothing, when the arguments
 // do not fit: len(acc) not a multiple of Block, len(w) ≠ taps.Len(),
-// chunk < 1, or a tap that would read past x.
+// chunk < 1, a tap that would read past x, or taps not NewTaps'.
 func Mac16(acc []int64, x []int16, taps *Taps, w []uint32, chunk int) bool {
-	if len(acc)%Block != 0 || len(w) != len(taps.off) || chunk < 1 ||
+	if taps.unit != 2 || len(acc)%Block != 0 || len(w) != len(taps.off) || chunk < 1 ||
 		(len(w) > 0 && taps.maxOff+2*len(acc) > len(x)) {
 		return false
 	}
@@ -124,7 +174,7 @@ func Mac16(acc []int64, x []int16, taps *Taps, w []uint32, chunk int) bool {
 // nothing, when the arguments do not fit, as Mac16 does, or when acc0 and
 // acc1 differ in length.
 func Mac16x2(acc0, acc1 []int64, x []int16, taps *Taps, w []uint32, chunk int) bool {
-	if len(acc0)%Block != 0 || len(acc1) != len(acc0) || len(w) != 2*len(taps.off) || chunk < 1 ||
+	if taps.unit != 2 || len(acc0)%Block != 0 || len(acc1) != len(acc0) || len(w) != 2*len(taps.off) || chunk < 1 ||
 		(len(w) > 0 && taps.maxOff+2*len(acc0) > len(x)) {
 		return false
 	}
@@ -132,6 +182,50 @@ func Mac16x2(acc0, acc1 []int64, x []int16, taps *Taps, w []uint32, chunk int) b
 		return true
 	}
 	best.mac16x2(acc0, acc1, x, taps.off, w, chunk)
+	return true
+}
+
+// Quad is a tap's four 8-bit weights, w0 in the low byte, as Mac8 reads
+// them.
+func Quad(w0, w1, w2, w3 int8) uint32 {
+	return uint32(uint8(w0)) | uint32(uint8(w1))<<8 | uint32(uint8(w2))<<16 | uint32(uint8(w3))<<24
+}
+
+// Mac8 is Mac16 for unsigned 8-bit inputs and signed 8-bit weights, four
+// of each a tap: for every column t < len(acc),
+//
+//	acc[t] += Σ_{k < taps.Len()} Σ_{j < 4} w_j(w[k])·x[off[k] + 4t + j]
+//
+// with w_j the bytes of w[k] as int8 (Quad) and taps from NewTaps8. Each
+// 32-bit lane sums the products of at most chunk taps (4·chunk products)
+// before it is widened into acc[t], chunk from Choose8. The u8 form is for
+// inputs whose every value is certified non-negative (§3, Storage: an
+// element enters a product as its value, so no offset makes a signed
+// input unsigned). It returns false, and changes nothing, when the
+// arguments do not fit, as Mac16 does, or when taps is not NewTaps8's.
+func Mac8(acc []int64, x []uint8, taps *Taps, w []uint32, chunk int) bool {
+	if taps.unit != 4 || len(acc)%Block != 0 || len(w) != len(taps.off) || chunk < 1 ||
+		(len(w) > 0 && taps.maxOff+4*len(acc) > len(x)) {
+		return false
+	}
+	if len(acc) == 0 || len(w) == 0 {
+		return true
+	}
+	best8.mac8(acc, x, taps.off, w, chunk)
+	return true
+}
+
+// Mac8x2 is Mac8 for two weight rows over the same taps, interleaved in w
+// as Mac16x2's are.
+func Mac8x2(acc0, acc1 []int64, x []uint8, taps *Taps, w []uint32, chunk int) bool {
+	if taps.unit != 4 || len(acc0)%Block != 0 || len(acc1) != len(acc0) || len(w) != 2*len(taps.off) || chunk < 1 ||
+		(len(w) > 0 && taps.maxOff+4*len(acc0) > len(x)) {
+		return false
+	}
+	if len(acc0) == 0 || len(w) == 0 {
+		return true
+	}
+	best8.mac8x2(acc0, acc1, x, taps.off, w, chunk)
 	return true
 }
 
@@ -170,4 +264,26 @@ func Choose16(o Operands) (chunk int, ok bool) {
 		return 0, false
 	}
 	return int(kc / 2), true
+}
+
+// Choose8 is the chunk of Mac8 for operands in o: ok only when every
+// weight fits i8 (mac.w_bits ≤ 8), every input lies in [0, 255] (a
+// non-negative certified interval that fits u8, as after a relu) and
+// K_c ≥ 4, with P and K_c as for Choose16 (§6). Each tap adds four
+// products into a lane, so chunk = ⌊K_c/4⌋ taps hold at most K_c products.
+//
+// Why the lane never wraps: vpdpbusd sums a lane's four u8 × s8 products
+// and adds them into the lane modulo 2^32, which keeps the residue; under
+// the K_c rule every partial sum lies in i32, so the lane ends each chunk
+// holding its sum exactly. With P ≤ 255·128, K_c is at least 65793.
+func Choose8(o Operands) (chunk int, ok bool) {
+	if o.WLo > o.WHi || o.XLo > o.XHi ||
+		o.WLo < math.MinInt8 || o.WHi > math.MaxInt8 || o.XLo < 0 || o.XHi > math.MaxUint8 {
+		return 0, false
+	}
+	p := uint64(max(-o.WLo, o.WHi)) * uint64(o.XHi) // ≤ 2^15 − 2^7
+	if p == 0 {
+		return math.MaxInt32, true // K_c unbounded: every term is 0
+	}
+	return int(uint64(math.MaxInt32) / p / 4), true // ≥ 16448
 }

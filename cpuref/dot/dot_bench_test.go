@@ -28,27 +28,40 @@ func reportCPU(b *testing.B, work float64, th int, t0 time.Duration) {
 }
 
 // BenchmarkPeak is the machine's peak for each implementation: a loop of
-// the instruction its Mac16 is built on (vpmaddwd + vpaddd for avx2) on
-// registers, on 1 and on GOMAXPROCS goroutines, in 16-bit products
-// (MAC) per second. Mac16 and the conv benchmarks are read as a fraction
-// of the selected implementation's figure.
+// the instruction its Mac16 is built on (vpmaddwd + vpaddd for avx2 and
+// avx512bw, vpdpwssd for avx512vnni) on registers, on 1 and on GOMAXPROCS
+// goroutines, in 16-bit products (MAC) per second; and where a set has
+// Mac8's vpdpbusd, its loop (u8), in u8 × s8 products per second. Mac16,
+// Mac8 and the conv benchmarks are read as a fraction of the selected
+// implementation's figure.
 func BenchmarkPeak(b *testing.B) {
 	const rounds = 1 << 16
 	for _, im := range impls {
-		for _, th := range threadCounts() {
-			b.Run(im.Name+"/threads="+strconv.Itoa(th), func(b *testing.B) {
-				t0 := cputime.Process()
-				for b.Loop() {
-					var wg sync.WaitGroup
-					for range th {
-						wg.Go(func() { im.peak(rounds) })
+		type loop struct {
+			name  string
+			peak  func(int)
+			round int // products a round
+		}
+		loops := []loop{{im.Name, im.peak, PeakRound}}
+		if im.peak8 != nil {
+			loops = append(loops, loop{im.Name + "/u8", im.peak8, 2 * PeakRound})
+		}
+		for _, l := range loops {
+			for _, th := range threadCounts() {
+				b.Run(l.name+"/threads="+strconv.Itoa(th), func(b *testing.B) {
+					t0 := cputime.Process()
+					for b.Loop() {
+						var wg sync.WaitGroup
+						for range th {
+							wg.Go(func() { l.peak(rounds) })
+						}
+						wg.Wait()
 					}
-					wg.Wait()
-				}
-				work := float64(th*rounds*PeakRound) * float64(b.N)
-				b.ReportMetric(work/b.Elapsed().Seconds(), "MAC/s")
-				reportCPU(b, work, th, t0)
-			})
+					work := float64(th*rounds*l.round) * float64(b.N)
+					b.ReportMetric(work/b.Elapsed().Seconds(), "MAC/s")
+					reportCPU(b, work, th, t0)
+				})
+			}
 		}
 	}
 }

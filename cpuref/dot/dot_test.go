@@ -117,7 +117,7 @@ func TestMac16Random(t *testing.T) {
 			if r.IntN(2) == 0 {
 				chunk = 1 + r.IntN(min(chunk, 8))
 			}
-			n := Block * r.IntN(10)
+			n := Block * r.IntN(16) // up to 120: every column loop of every kernel
 			ntaps := r.IntN(20)
 			x := make([]int16, 2*n+2*r.IntN(40))
 			for i := range x {
@@ -188,7 +188,7 @@ func TestMac16KcEnds(t *testing.T) {
 				if tc.half {
 					n++
 				}
-				x := make([]int16, 2*5*Block) // both column loops: 32 + 8
+				x := make([]int16, 2*15*Block) // every column loop: 64 + 32 + 16 + 8 and 32 + 32 + 32 + 8 + 8 + 8
 				for i := range x {
 					x[i] = c.x
 				}
@@ -203,10 +203,10 @@ func TestMac16KcEnds(t *testing.T) {
 					w[n-1] = Pair(c.w, 0)
 					products++
 				}
-				acc := make([]int64, 5*Block)
+				acc := make([]int64, 15*Block)
 				taps, _ := NewTaps(off)
 				Mac16(acc, x, taps, w, chunk)
-				acc0, acc1 := make([]int64, 5*Block), make([]int64, 5*Block)
+				acc0, acc1 := make([]int64, 15*Block), make([]int64, 15*Block)
 				w2 := make([]uint32, 2*n)
 				for k, wk := range w {
 					w2[2*k], w2[2*k+1] = wk, wk

@@ -23,17 +23,6 @@ func mac16Generic(acc []int64, x []int16, off []int32, w []uint32, chunk int) {
 	}
 }
 
-// mac16x2Generic is Mac16x2 in pure Go: mac16Generic on each row.
-func mac16x2Generic(acc0, acc1 []int64, x []int16, off []int32, w []uint32, chunk int) {
-	row := make([]uint32, len(off))
-	for r, acc := range [2][]int64{acc0, acc1} {
-		for k := range row {
-			row[k] = w[2*k+r]
-		}
-		mac16Generic(acc, x, off, row, chunk)
-	}
-}
-
 // peakSink keeps peakGeneric's lanes live.
 var peakSink int32
 

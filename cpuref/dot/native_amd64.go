@@ -9,19 +9,39 @@ import "golang.org/x/sys/cpu"
 func native() []Impl {
 	var l []Impl
 	if cpu.X86.HasAVX2 {
-		l = append(l, Impl{Name: "avx2", mac16: mac16AVX2Go, mac16x2: mac16x2AVX2Go, peak: peakAVX2})
+		l = append(l, Impl{Name: "avx2", mac16: asmMac(mac16AVX2), mac16x2: asmMacX2(mac16x2AVX2), peak: peakAVX2})
+	}
+	if hasAVX512() {
+		l = append(l, Impl{Name: "avx512bw", mac16: asmMac(mac16AVX512BW), mac16x2: asmMacX2(mac16x2AVX512BW), peak: peakAVX512BW})
+		if cpu.X86.HasAVX512VNNI {
+			l = append(l, Impl{Name: "avx512vnni", mac16: asmMac(mac16AVX512VNNI), mac16x2: asmMacX2(mac16x2AVX512VNNI), peak: peakAVX512VNNI,
+				mac8: asmMac(mac8AVX512VNNI), mac8x2: asmMacX2(mac8x2AVX512VNNI), peak8: peak8AVX512VNNI})
+		}
 	}
 	return l
 }
 
-// mac16AVX2Go passes Mac16's checked slices to the assembly.
-func mac16AVX2Go(acc []int64, x []int16, off []int32, w []uint32, chunk int) {
-	mac16AVX2(&acc[0], len(acc), &x[0], &off[0], &w[0], len(w), chunk)
+// hasAVX512 reports the AVX-512 subsets both zmm kernels use: F, BW (word
+// multiply-adds and shifts on zmm) and VL (their ymm forms, for the
+// 8-column tail). golang.org/x/sys/cpu reports a subset only where the OS
+// saves the zmm state.
+func hasAVX512() bool {
+	return cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL
 }
 
-// mac16x2AVX2Go passes Mac16x2's checked slices to the assembly.
-func mac16x2AVX2Go(acc0, acc1 []int64, x []int16, off []int32, w []uint32, chunk int) {
-	mac16x2AVX2(&acc0[0], &acc1[0], len(acc0), &x[0], &off[0], &w[0], len(off), chunk)
+// asmMac passes Mac16's or Mac8's checked slices to an assembly kernel.
+func asmMac[E int16 | uint8](k func(acc *int64, n int, x *E, off *int32, w *uint32, taps, chunk int)) func([]int64, []E, []int32, []uint32, int) {
+	return func(acc []int64, x []E, off []int32, w []uint32, chunk int) {
+		k(&acc[0], len(acc), &x[0], &off[0], &w[0], len(w), chunk)
+	}
+}
+
+// asmMacX2 passes Mac16x2's or Mac8x2's checked slices to an assembly
+// kernel.
+func asmMacX2[E int16 | uint8](k func(acc0, acc1 *int64, n int, x *E, off *int32, w *uint32, taps, chunk int)) func([]int64, []int64, []E, []int32, []uint32, int) {
+	return func(acc0, acc1 []int64, x []E, off []int32, w []uint32, chunk int) {
+		k(&acc0[0], &acc1[0], len(acc0), &x[0], &off[0], &w[0], len(off), chunk)
+	}
 }
 
 // mac16x2AVX2 is Mac16x2 with AVX2 (mac16_amd64.s).
@@ -40,3 +60,35 @@ func mac16AVX2(acc *int64, n int, x *int16, off *int32, w *uint32, taps, chunk i
 //
 //go:noescape
 func peakAVX2(n int)
+
+// The AVX-512 kernels (avx512_amd64.s), with the contracts of mac16AVX2,
+// mac16x2AVX2 and peakAVX2: avx512bw with vpmaddwd + vpaddd on zmm,
+// avx512vnni with vpdpwssd, and Mac8's with vpdpbusd (a peak8 round is
+// 2·PeakRound products).
+
+//go:noescape
+func mac16AVX512BW(acc *int64, n int, x *int16, off *int32, w *uint32, taps, chunk int)
+
+//go:noescape
+func mac16x2AVX512BW(acc0, acc1 *int64, n int, x *int16, off *int32, w *uint32, taps, chunk int)
+
+//go:noescape
+func peakAVX512BW(n int)
+
+//go:noescape
+func mac16AVX512VNNI(acc *int64, n int, x *int16, off *int32, w *uint32, taps, chunk int)
+
+//go:noescape
+func mac16x2AVX512VNNI(acc0, acc1 *int64, n int, x *int16, off *int32, w *uint32, taps, chunk int)
+
+//go:noescape
+func peakAVX512VNNI(n int)
+
+//go:noescape
+func mac8AVX512VNNI(acc *int64, n int, x *uint8, off *int32, w *uint32, taps, chunk int)
+
+//go:noescape
+func mac8x2AVX512VNNI(acc0, acc1 *int64, n int, x *uint8, off *int32, w *uint32, taps, chunk int)
+
+//go:noescape
+func peak8AVX512VNNI(n int)

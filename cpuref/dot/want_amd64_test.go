@@ -11,5 +11,11 @@ func wantImpls() []string {
 	if cpu.X86.HasAVX2 {
 		want = append(want, "avx2")
 	}
+	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL {
+		want = append(want, "avx512bw")
+		if cpu.X86.HasAVX512VNNI {
+			want = append(want, "avx512vnni")
+		}
+	}
 	return want
 }

@@ -81,7 +81,7 @@ func gramSIMD(p *whg1.Contraction, a, b *tensor.T, XB uint64, out *tensor.T) (bo
 			}
 			clear(acc)
 			if !dot.Mac16(acc, xs[ch/d], taps, w, chunk) {
-				return errorMac16 // the packing keeps every read inside
+				return errorMac // the packing keeps every read inside
 			}
 			row := acc[:d]
 			if !rqRow(&p.RQ, ch, maxAbs(row), row, out.Data[ch*d:(ch+1)*d]) {

@@ -166,7 +166,7 @@ func (k *convKernel) run(x, out *tensor.T) error {
 		}
 		return nil
 	}
-	return k.rows(path, x, X, Wo, 0, Ho, put)
+	return k.rows(path, x, X, nonNegative(x.Data), Wo, 0, Ho, put)
 }
 
 // pointwise views a 1×1, stride 1, unpadded conv's planes as rows of up to
@@ -197,12 +197,19 @@ func (k *convKernel) pointwise(x, out *tensor.T) (*tensor.T, *tensor.T) {
 type rowSink func(o, oy int, sums []int64) error
 
 // rows computes output rows [y0, y1) (Wo columns each) on path (lanes or
-// i64, which choose picked for x, whose max|x| is X) and hands each
+// i64, which choose picked for x, whose max|x| is X, no element below 0
+// when nonneg) and hands each
 // channel's row of sums to put, with the rows split across goroutines.
-func (k *convKernel) rows(path convPath, x *tensor.T, X uint64, Wo, y0, y1 int, put rowSink) error {
+func (k *convKernel) rows(path convPath, x *tensor.T, X uint64, nonneg bool, Wo, y0, y1 int, put rowSink) error {
+	// The dot kernels (conv_simd.go): u8 inputs × i8 weights, or operands
+	// in i16 with K_c ≥ 2.
+	if chunk, ok := k.chunk8(X, nonneg); ok {
+		if done, err := simdRows(k, form8, k.w16.quads, x, chunk, Wo, y0, y1, put); done {
+			return err
+		}
+	}
 	if chunk, ok := k.chunk16(X); ok {
-		// Operands in i16 and K_c ≥ 2: the dot kernels (conv_simd.go).
-		if done, err := k.simdRows(x, chunk, Wo, y0, y1, put); done {
+		if done, err := simdRows(k, form16, &k.w16.pairs, x, chunk, Wo, y0, y1, put); done {
 			return err
 		}
 	}

@@ -14,41 +14,72 @@ import (
 // simd says whether conv's lanes and i64 paths hand their rows to the
 // cpuref/dot kernels when the operands allow it (convKernel.chunk16). It
 // is on where dot has an instruction-set kernel: its pure-Go kernel is no
-// faster than the lanes path. Tests turn it on and off to run both.
-var simd = dot.Accelerated()
+// faster than the lanes path. simd8 is the same for the u8 × i8 kernels
+// (chunk8), on where Mac8 has one (vpdpbusd). Tests turn them on and off
+// to run every path.
+var (
+	simd  = dot.Accelerated()
+	simd8 = dot.Accelerated8()
+)
 
-// w16 is a conv's weights as dot.Mac16 reads them, built at load when every
-// weight fits i16: the input channels are paired globally, channel 2p with
-// 2p + 1, and each output channel o of group g has the taps
+// laneForm is one of dot's operand forms: per channels' values side by
+// side for each column, int16 pairs for Mac16 or u8 quads for Mac8.
+type laneForm[E int16 | uint8] struct {
+	per     int
+	mac     func(acc []int64, x []E, taps *dot.Taps, w []uint32, chunk int) bool
+	macX2   func(acc0, acc1 []int64, x []E, taps *dot.Taps, w []uint32, chunk int) bool
+	newTaps func(off []int32) (*dot.Taps, bool)
+	pool    *sync.Pool // of *[]E: packed inputs kept between decodes
+}
+
+var (
+	packPool16, packPool8 sync.Pool
+	form16                = &laneForm[int16]{per: 2, mac: dot.Mac16, macX2: dot.Mac16x2, newTaps: dot.NewTaps, pool: &packPool16}
+	form8                 = &laneForm[uint8]{per: 4, mac: dot.Mac8, macX2: dot.Mac8x2, newTaps: dot.NewTaps8, pool: &packPool8}
+)
+
+// laneWeights is a conv's weights in one operand form of per channels: the
+// input channels are grouped globally, channels per·q to per·q + per − 1,
+// and each output channel o of group g has the taps
 //
-//	(p, i, j) for the pairs p that meet g's channels, i < kh, j < kw
+//	(q, i, j) for the groups q that meet g's channels, i < kh, j < kw
 //
-// in that order, with weight pair (Wt[o][2p − c0][i][j], Wt[o][2p + 1 − c0][i][j]),
-// c0 = g·cg, and 0 for a channel outside the group (a zero term, §6). A
-// group meets ⌈cg/2⌉ pairs whatever its parity, so every o has ntap taps
-// at pairs[o·ntap:].
+// in that order, whose weights are Wt[o][per·q + r − c0][i][j] for r < per,
+// c0 = g·cg, and 0 for a channel outside the group (a zero term, §6).
+// Every o meets the same number of channel groups, ntap/(kh·kw) (for
+// pairs whatever cg's parity: an odd cg meets ⌈cg/2⌉ pairs from either
+// end; quads are used only where they align, newW16), so its taps are at
+// one[o·ntap:].
 //
-// dual holds, for each q with channels 2q and 2q + 1 in one group, their
-// rows interleaved for dot.Mac16x2 at dual[2q·ntap:], tap k of 2q at 2k
-// and of 2q + 1 at 2k + 1 (nil entries of a pair across groups unused).
+// dual holds, for each even o whose o + 1 shares its group, their rows
+// interleaved for Mac16x2 or Mac8x2 at dual[o·ntap:], tap k of o at 2k and
+// of o + 1 at 2k + 1 (entries of a pair across groups unused).
+type laneWeights struct {
+	one, dual []uint32
+	ntap      int
+}
+
+// w16 is a conv's weights as cpuref/dot reads them, built at load when
+// every weight fits i16: int16 pairs always, u8 × i8 quads too when every
+// weight fits i8 and each group's channels start on a quad.
 type w16 struct {
 	lo, hi int64 // the least and greatest weight: the weights' interval
-	pairs  []uint32
-	dual   []uint32
-	ntap   int
-	cert   *certified16 // the certificate's choice, nil without one
+	pairs  laneWeights
+	quads  *laneWeights
+	cert   *certified16 // the certificate's choice for pairs, nil without one
+	cert8  *certified16 // and for quads: xmax is the interval's upper end
 }
 
 // certified16 is the kernel choice of a node's certificate: the chunk
-// Choose16 gives over the weights and the certified input interval, whose
-// largest magnitude is xmax.
+// Choose16 (or Choose8) gives over the weights and the certified input
+// interval, whose largest magnitude is xmax.
 type certified16 struct {
 	xmax  uint64
 	chunk int
 }
 
 // dualOK says whether channels o and o + 1 share a group and so run as one
-// dot.Mac16x2 at dual[o·ntap:] (o even).
+// Mac16x2 or Mac8x2 at dual[o·ntap:] (o even).
 func (k *convKernel) dualOK(o int) bool {
 	return o%2 == 0 && o+1 < int(k.p.Cout) && o/k.og == (o+1)/k.og
 }
@@ -63,43 +94,62 @@ func (k *convKernel) newW16() *w16 {
 	if lo < math.MinInt16 || hi > math.MaxInt16 {
 		return nil
 	}
-	kk := int(p.KH * p.KW)
-	np := (k.cg + 1) / 2
-	s := &w16{lo: lo, hi: hi, ntap: np * kk, pairs: make([]uint32, int(p.Cout)*np*kk)}
-	weight := func(o, c, tap int) int16 { // Wt[o][c − c0][tap], 0 outside the group
-		c0 := o / k.og * k.cg
-		if c < c0 || c >= c0+k.cg {
-			return 0
-		}
-		return int16(p.W[(o*k.cg+c-c0)*kk+tap])
-	}
-	for o := range int(p.Cout) {
-		p0 := o / k.og * k.cg / 2
-		dst := s.pairs[o*s.ntap:][:s.ntap]
-		for q := range np {
-			for tap := range kk {
-				c := 2 * (p0 + q)
-				dst[q*kk+tap] = dot.Pair(weight(o, c, tap), weight(o, c+1, tap))
-			}
-		}
-	}
-	s.dual = make([]uint32, len(s.pairs))
-	for o := 0; o+1 < int(p.Cout); o += 2 {
-		if k.dualOK(o) {
-			d, a, b := s.dual[o*s.ntap:][:2*s.ntap], s.pairs[o*s.ntap:], s.pairs[(o+1)*s.ntap:]
-			for t := range s.ntap {
-				d[2*t], d[2*t+1] = a[t], b[t]
-			}
-		}
+	s := &w16{lo: lo, hi: hi}
+	s.pairs = k.laneWeights(2, func(w []int64) uint32 { return dot.Pair(int16(w[0]), int16(w[1])) })
+	// Quads need every group's first channel c0 = g·cg on a quad (one group,
+	// or cg a multiple of 4), or a group could meet one quad more than
+	// ⌈cg/4⌉.
+	if lo >= math.MinInt8 && hi <= math.MaxInt8 && (p.Groups == 1 || k.cg%4 == 0) {
+		q := k.laneWeights(4, func(w []int64) uint32 { return dot.Quad(int8(w[0]), int8(w[1]), int8(w[2]), int8(w[3])) })
+		s.quads = &q
 	}
 	return s
 }
 
-// certify16 records the kernel choice the certificate makes (§6, §8.5):
+// laneWeights packs p's weights per channels a tap (laneWeights's doc),
+// each tap's per weights made one word by word.
+func (k *convKernel) laneWeights(per int, word func(w []int64) uint32) laneWeights {
+	p := k.p
+	kk := int(p.KH * p.KW)
+	nq := (k.cg + per - 1) / per
+	lw := laneWeights{ntap: nq * kk, one: make([]uint32, int(p.Cout)*nq*kk)}
+	ws := make([]int64, per)
+	for o := range int(p.Cout) {
+		c0 := o / k.og * k.cg
+		dst := lw.one[o*lw.ntap:][:lw.ntap]
+		for q := range nq {
+			for tap := range kk {
+				for r := range ws {
+					c := (c0/per+q)*per + r
+					ws[r] = 0
+					if c >= c0 && c < c0+k.cg {
+						ws[r] = p.W[(o*k.cg+c-c0)*kk+tap]
+					}
+				}
+				dst[q*kk+tap] = word(ws)
+			}
+		}
+	}
+	lw.dual = make([]uint32, len(lw.one))
+	for o := 0; o+1 < int(p.Cout); o += 2 {
+		if k.dualOK(o) {
+			d, a, b := lw.dual[o*lw.ntap:][:2*lw.ntap], lw.one[o*lw.ntap:], lw.one[(o+1)*lw.ntap:]
+			for t := range lw.ntap {
+				d[2*t], d[2*t+1] = a[t], b[t]
+			}
+		}
+	}
+	return lw
+}
+
+// certify16 records the kernel choices the certificate makes (§6, §8.5):
 // with in the certified interval of the input, the weights' interval
 // (mac.w_bits) and in (mac.a_bits) both within i16 and K_c ≥ 2 over them,
-// dot's kernels run every decode whose input lies in in, at Choose16's
-// chunk for those intervals. A nil in (no certificate) records nothing.
+// Mac16 runs every decode whose input lies in in, at Choose16's chunk for
+// those intervals; with the weights within i8 and in within [0, 255] (a
+// non-negative interval, §3 Storage: no offset makes a signed input
+// unsigned), Mac8 does, at Choose8's. A nil in (no certificate) records
+// nothing.
 func (k *convKernel) certify16(in *certify.Interval) {
 	if k.w16 == nil || in == nil {
 		return
@@ -108,8 +158,12 @@ func (k *convKernel) certify16(in *certify.Interval) {
 	if !ok {
 		return
 	}
-	if chunk, ok := dot.Choose16(dot.Operands{WLo: k.w16.lo, WHi: k.w16.hi, XLo: lo, XHi: hi}); ok {
+	o := dot.Operands{WLo: k.w16.lo, WHi: k.w16.hi, XLo: lo, XHi: hi}
+	if chunk, ok := dot.Choose16(o); ok {
 		k.w16.cert = &certified16{xmax: uint64(max(-lo, hi)), chunk: chunk}
+	}
+	if chunk, ok := dot.Choose8(o); ok && k.w16.quads != nil {
+		k.w16.cert8 = &certified16{xmax: uint64(hi), chunk: chunk}
 	}
 }
 
@@ -130,70 +184,91 @@ func (k *convKernel) chunk16(X uint64) (int, bool) {
 	return dot.Choose16(dot.Operands{WLo: k.w16.lo, WHi: k.w16.hi, XLo: -int64(X), XHi: int64(X)})
 }
 
-// packed16 is a conv's input as dot.Mac16 reads it. Channels are paired
-// (2p, 2p + 1; an odd count's last pair has a zero partner), the padding
-// of §5.2 is written as zeros, and each padded row's columns are split by
-// stride phase so that every tap reads a contiguous run: padded column v =
-// m·sw + φ is pair m of phase φ. The pair of padded position (u, v) is at
+// chunk8 is dot.Mac8's chunk for an input in [0, X] (nonneg: no element
+// below 0), chosen as chunk16 chooses: ok when simd8 is on, the weights
+// have quads, and the certificate's choice covers X or Choose8 accepts
+// the weights' interval and [0, X].
+func (k *convKernel) chunk8(X uint64, nonneg bool) (int, bool) {
+	if !simd8 || !nonneg || k.w16 == nil || k.w16.quads == nil || X > math.MaxUint8 {
+		return 0, false
+	}
+	if c := k.w16.cert8; c != nil && X <= c.xmax {
+		return c.chunk, true
+	}
+	return dot.Choose8(dot.Operands{WLo: k.w16.lo, WHi: k.w16.hi, XLo: 0, XHi: int64(X)})
+}
+
+// nonNegative reports whether no element of data is below 0.
+func nonNegative(data []int64) bool {
+	var or int64
+	for _, v := range data {
+		or |= v
+	}
+	return or >= 0
+}
+
+// packed is a conv's input as one of dot's forms reads it. Channels are
+// grouped per to a column (per·q to per·q + per − 1; a last group short of
+// per has zero partners), the padding of §5.2 is written as zeros, and
+// each padded row's columns are split by stride phase so that every tap
+// reads a contiguous run: padded column v = m·sw + φ is column m of phase
+// φ. The values of padded position (u, v) start at
 //
-//	((p·Hp + u)·sw + φ)·wq·2 + 2m,   Hp = H + 2ph,
+//	((q·Hp + u)·sw + φ)·wq·per + per·m,   Hp = H + 2ph,
 //
 // and output column ox of tap j reads phase j mod sw at m = ox + ⌊j/sw⌋.
 // wq = ⌊(kw − 1)/sw⌋ + n, n = Wo rounded up to dot.Block, so the columns
 // past Wo read zeros or real elements inside the buffer, never past it;
 // their sums are dropped.
-type packed16 struct {
-	data   []int16
-	rowLen int // int16s a padded row takes: sw·wq·2
+type packed[E int16 | uint8] struct {
+	data   []E
+	rowLen int // elements a padded row takes: sw·wq·per
 	n      int // columns computed: Wo rounded up to dot.Block
 	taps   []*dot.Taps
 }
 
-// packPool keeps packed inputs between decodes, so that a decode reuses
-// memory the last one touched rather than faulting in fresh pages.
-var packPool sync.Pool // of *[]int16
-
-// getPacked is a zeroed []int16 of n elements from packPool, or a new one.
-func getPacked(n int) []int16 {
-	if b, _ := packPool.Get().(*[]int16); b != nil && cap(*b) >= n {
+// getPacked is a zeroed []E of n elements from pool, or a new one.
+func getPacked[E int16 | uint8](pool *sync.Pool, n int) []E {
+	if b, _ := pool.Get().(*[]E); b != nil && cap(*b) >= n {
 		d := (*b)[:n]
 		clear(d)
 		return d
 	}
-	return make([]int16, n)
+	return make([]E, n)
 }
 
-// pack16 packs x for output rows of Wo columns, with the tap offsets of
-// each group, or returns false when the packed copy would pass
+// pack packs x in form f for output rows of Wo columns, with the tap
+// offsets of each group, or returns false when the packed copy would pass
 // 4·len(x) + 2^20 elements (a padding, stride or kernel far larger than
-// the input), which the i64 path then runs.
-func (k *convKernel) pack16(x *tensor.T, Wo int) (*packed16, bool) {
+// the input), which the i64 path then runs. The caller has checked every
+// value fits E (chunk16, chunk8).
+func pack[E int16 | uint8](k *convKernel, f *laneForm[E], x *tensor.T, Wo int) (*packed[E], bool) {
 	p := k.p
 	C, H, W := x.Shape.C, x.Shape.H, x.Shape.W
 	kh, kw, sw, ph, pw := int(p.KH), int(p.KW), int(p.SW), int(p.PH), int(p.PW)
+	per := f.per
 	n := (Wo + dot.Block - 1) / dot.Block * dot.Block
 	wq := (kw-1)/sw + n
-	Hp, np := H+2*ph, (C+1)/2
+	Hp, nq := H+2*ph, (C+per-1)/per
 	// Every factor is at least 1; sw and kw are u32, so each product is
 	// checked against the cap before it is formed, and none overflows.
 	limit := 4*len(x.Data) + 1<<20 // ≤ 2^28 + 2^20
-	if sw > limit || wq > limit/(2*sw) || Hp > limit/(2*sw*wq) || np > limit/(2*sw*wq*Hp) {
+	if sw > limit || wq > limit/(per*sw) || Hp > limit/(per*sw*wq) || nq > limit/(per*sw*wq*Hp) {
 		return nil, false
 	}
-	rowLen := sw * wq * 2
-	total := np * Hp * rowLen // ≤ limit < 2^31: int32 offsets hold it
-	pk := &packed16{data: getPacked(total), rowLen: rowLen, n: n}
-	// Pairs go to separate goroutines: channels 2p and 2p + 1 interleave.
-	_ = parallelRows(0, np, 2*H*W, func(p0, p1 int) error {
-		for c := 2 * p0; c < min(C, 2*p1); c++ {
+	rowLen := sw * wq * per
+	total := nq * Hp * rowLen // ≤ limit < 2^31: int32 offsets hold it
+	pk := &packed[E]{data: getPacked[E](f.pool, total), rowLen: rowLen, n: n}
+	// Channel groups go to separate goroutines: their channels interleave.
+	_ = parallelRows(0, nq, per*H*W, func(q0, q1 int) error {
+		for c := per * q0; c < min(C, per*q1); c++ {
 			for r := range H {
 				src := x.Data[(c*H+r)*W:][:W]
-				dst := pk.data[((c/2*Hp+r+ph)*sw)*wq*2+c%2:][:rowLen-c%2]
-				// Column s is padded column s + pw = m·sw + φ; |v| ≤ X ≤
-				// 2^15 − 1 (chunk16), so each value fits.
+				dst := pk.data[((c/per*Hp+r+ph)*sw)*wq*per+c%per:][:rowLen-c%per]
+				// Column s is padded column s + pw = m·sw + φ.
 				if sw == 1 {
 					for s, v := range src[:min(W, wq-pw)] {
-						dst[2*(s+pw)] = int16(v)
+						dst[per*(s+pw)] = E(v)
 					}
 					continue
 				}
@@ -202,7 +277,7 @@ func (k *convKernel) pack16(x *tensor.T, Wo int) (*packed16, bool) {
 					if m >= wq {
 						break
 					}
-					dst[(phi*wq+m)*2] = int16(v)
+					dst[(phi*wq+m)*per] = E(v)
 					if phi++; phi == sw {
 						phi, m = 0, m+1
 					}
@@ -214,48 +289,48 @@ func (k *convKernel) pack16(x *tensor.T, Wo int) (*packed16, bool) {
 	groups := int(p.Groups)
 	pk.taps = make([]*dot.Taps, groups)
 	for g := range groups {
-		p0 := g * k.cg / 2
-		off := make([]int32, 0, k.w16.ntap)
-		for q := range (k.cg + 1) / 2 {
+		q0 := g * k.cg / per
+		off := make([]int32, 0, (k.cg+per-1)/per*kh*kw)
+		for q := range (k.cg + per - 1) / per {
 			for i := range kh {
 				for j := range kw {
-					off = append(off, int32((((p0+q)*Hp+i)*sw+j%sw)*wq*2+j/sw*2))
+					off = append(off, int32((((q0+q)*Hp+i)*sw+j%sw)*wq*per+j/sw*per))
 				}
 			}
 		}
-		pk.taps[g], _ = dot.NewTaps(off) // even and non-negative by construction
+		pk.taps[g], _ = f.newTaps(off) // multiples of per, non-negative, by construction
 	}
 	return pk, true
 }
 
-// errorMac16 is a bug: dot refused arguments that a packing laid out to
-// fit its contract.
-var errorMac16 = errors.New("cpuref: dot.Mac16 refused a packed input")
+// errorMac is a bug: dot refused arguments that a packing laid out to fit
+// its contract.
+var errorMac = errors.New("cpuref: a cpuref/dot kernel refused a packed input")
 
 // simdCols is the columns of a row simdRows computes through every output
 // channel at a time: 32 columns of a 3×3 conv over 64 channels read about
 // 13 KB of packed input, which stays in a 32 KB L1 cache.
 const simdCols = 32
 
-// simdRows computes output rows [y0, y1) of every output channel on
-// dot.Mac16, chunk taps to a 32-bit lane, and hands each row of exact sums
-// to put. It returns false, having computed nothing, when the input does
-// not pack (pack16). The work is split by output channel across
+// simdRows computes output rows [y0, y1) of every output channel in form f
+// with weights lw, chunk taps to a 32-bit lane, and hands each row of
+// exact sums to put. It returns false, having computed nothing, when the
+// input does not pack (pack). The work is split by output channel across
 // goroutines (§6: outputs partitioned across threads), or by row when
 // there are fewer channels than goroutines; each goroutine writes only its
 // own channels' (or rows') outputs and its own accumulators.
-func (k *convKernel) simdRows(x *tensor.T, chunk, Wo, y0, y1 int, put rowSink) (bool, error) {
-	pk, ok := k.pack16(x, Wo)
+func simdRows[E int16 | uint8](k *convKernel, f *laneForm[E], lw *laneWeights, x *tensor.T, chunk, Wo, y0, y1 int, put rowSink) (bool, error) {
+	pk, ok := pack(k, f, x, Wo)
 	if !ok {
 		return false, nil
 	}
-	defer packPool.Put(&pk.data)
-	cout, sh := int(k.p.Cout), int(k.p.SH)
+	defer f.pool.Put(&pk.data)
+	cout, sh, nt := int(k.p.Cout), int(k.p.SH), lw.ntap
 	cols := simdCols
 	if k.og == 1 {
 		cols = pk.n // no two channels read the same input: whole rows a call
 	}
-	work := k.w16.ntap * 2 * pk.n
+	work := nt * f.per * pk.n
 	// Each row goes in blocks of simdCols columns, each block through every
 	// output channel before the next, so the block's input stays in cache.
 	do := func(o0, o1, r0, r1 int) error {
@@ -266,17 +341,17 @@ func (k *convKernel) simdRows(x *tensor.T, chunk, Wo, y0, y1 int, put rowSink) (
 			for c0 := 0; c0 < pk.n; c0 += cols {
 				cols := min(cols, pk.n-c0)
 				for o := o0; o < o1; o++ {
-					a, nt := acc[(o-o0)*pk.n+c0:][:cols], k.w16.ntap
+					a := acc[(o-o0)*pk.n+c0:][:cols]
 					var ok bool
 					if o+1 < o1 && k.dualOK(o) { // two channels, one read of x
 						a1 := acc[(o+1-o0)*pk.n+c0:][:cols]
-						ok = dot.Mac16x2(a, a1, xs[2*c0:], pk.taps[o/k.og], k.w16.dual[o*nt:][:2*nt], chunk)
+						ok = f.macX2(a, a1, xs[f.per*c0:], pk.taps[o/k.og], lw.dual[o*nt:][:2*nt], chunk)
 						o++
 					} else {
-						ok = dot.Mac16(a, xs[2*c0:], pk.taps[o/k.og], k.w16.pairs[o*nt:][:nt], chunk)
+						ok = f.mac(a, xs[f.per*c0:], pk.taps[o/k.og], lw.one[o*nt:][:nt], chunk)
 					}
 					if !ok {
-						return errorMac16 // pack16's layout keeps every read inside
+						return errorMac // pack's layout keeps every read inside
 					}
 				}
 			}

@@ -27,11 +27,23 @@ func withSIMD(t *testing.T, f func(t *testing.T)) {
 // compares each output with convExact: groups (depthwise included),
 // strides, paddings, 1×1 to 5×5 kernels, odd channel counts. Every case
 // must take the kernels.
+//
+// With simd8 on, the cases whose input is non-negative and fits u8 and
+// whose weights fit i8 (and whose groups start on a channel quad) must
+// take Mac8 instead, and the rest Mac16.
 func TestConvSIMDAgainstExact(t *testing.T) {
-	saved := simd
-	defer func() { simd = saved }()
+	saved, saved8 := simd, simd8
+	defer func() { simd, simd8 = saved, saved8 }()
 	simd = true
+	for _, eight := range []bool{false, true} {
+		simd8 = eight
+		t.Run(map[bool]string{false: "mac16", true: "mac8"}[eight], func(t *testing.T) { convSIMDAgainstExact(t, eight) })
+	}
+}
+
+func convSIMDAgainstExact(t *testing.T, eight bool) {
 	r := rand.New(rand.NewPCG(61, 62))
+	took8 := 0
 	for n := range 400 {
 		bits := []int{8, 12, 16}[n%3]
 		lo, hi := -int64(1)<<(bits-1), int64(1)<<(bits-1)-1
@@ -44,8 +56,11 @@ func TestConvSIMDAgainstExact(t *testing.T) {
 			}
 			return lo + r.Int64N(hi-lo+1)
 		}
-		xlo := lo + 1 // chunk16 takes [−X, X]: −2^15 would need X = 2^15
-		if r.IntN(3) == 0 {
+		xlo, xhi := lo+1, hi // chunk16 takes [−X, X]: −2^15 would need X = 2^15
+		switch {
+		case bits == 8 && r.IntN(2) == 0:
+			xlo, xhi = 0, 255 // u8, for Mac8
+		case r.IntN(3) == 0:
 			xlo = 0 // after a relu
 		}
 		g := 1 + r.IntN(3)
@@ -66,17 +81,30 @@ func TestConvSIMDAgainstExact(t *testing.T) {
 		W := max(1, kw-2*int(p.PW)) + r.IntN(40)
 		x := tensor.New(tensor.Shape{C: g * cg, H: H, W: W})
 		for i := range x.Data {
-			x.Data[i] = val(xlo, hi)
+			x.Data[i] = val(xlo, xhi)
 		}
 		ho := (H+2*int(p.PH)-kh)/int(p.SH) + 1
 		wo := (W+2*int(p.PW)-kw)/int(p.SW) + 1
 		k := newConv(p, x.Shape.C)
 		xv, _ := k.pointwise(x, x)
-		if _, ok := k.chunk16(maxAbs(x.Data)); !ok || k.choose(maxAbs(x.Data), W) == pathExact {
-			t.Fatalf("case %d (%d bits): not on the dot kernels", n, bits)
+		X := maxAbs(x.Data)
+		_, on8 := k.chunk8(X, nonNegative(x.Data))
+		want8 := eight && bits == 8 && xlo == 0 && (g == 1 || cg%4 == 0) // xhi ≤ 255
+		if on8 != want8 {
+			t.Fatalf("case %d (%d bits, x in [%d, %d], %d groups of %d): on Mac8 %v, want %v", n, bits, xlo, xhi, g, cg, on8, want8)
 		}
-		if _, ok := k.pack16(xv, wo); !ok {
-			t.Fatalf("case %d: input does not pack", n)
+		if on8 {
+			took8++
+			if _, ok := pack(k, form8, xv, wo); !ok {
+				t.Fatalf("case %d: input does not pack in quads", n)
+			}
+		} else {
+			if _, ok := k.chunk16(X); !ok || k.choose(X, W) == pathExact {
+				t.Fatalf("case %d (%d bits): not on the dot kernels", n, bits)
+			}
+			if _, ok := pack(k, form16, xv, wo); !ok {
+				t.Fatalf("case %d: input does not pack", n)
+			}
 		}
 		got, want := like(g*og, ho, wo), like(g*og, ho, wo)
 		err := k.run(x, got)
@@ -88,6 +116,9 @@ func TestConvSIMDAgainstExact(t *testing.T) {
 		if !slices.Equal(got.Data, want.Data) {
 			t.Fatalf("case %d (conv %+v on %v): got %v, want %v", n, *p, x.Shape, got.Data, want.Data)
 		}
+	}
+	if eight && took8 < 20 {
+		t.Fatalf("only %d cases took Mac8", took8)
 	}
 }
 
@@ -197,7 +228,7 @@ func TestContractionsSIMD(t *testing.T) {
 	}
 }
 
-// TestConvSIMDHugeGeometry checks pack16 declines, without overflowing or
+// TestConvSIMDHugeGeometry checks pack declines, without overflowing or
 // allocating, a stride or padding whose packed copy would pass its cap,
 // and the conv still gives §5.2's integers. Stride 2^31 on a 1×3 input
 // with a 1×2 kernel: Wo = 1, out = w₀·x₀ + w₁·x₁ = 2·5 − 3·7 = −11.
@@ -209,69 +240,95 @@ func TestConvSIMDHugeGeometry(t *testing.T) {
 		RQ: whg1.RQ{SKind: 1, Shift: []uint8{0}}, W: []int64{2, -3}}
 	x := tn(1, 1, 3, 5, 7, 9)
 	k := newConv(p, 1)
-	if _, ok := k.pack16(x, 1); ok {
+	if _, ok := pack(k, form16, x, 1); ok {
 		t.Fatal("stride 2^31 packed")
+	}
+	if _, ok := pack(k, form8, x, 1); ok {
+		t.Fatal("stride 2^31 packed in quads")
 	}
 	out := like(1, 1, 1)
 	noErr(t, "conv", k.run(x, out))
 	expect(t, "huge stride", out, -11)
 	p2 := &whg1.Conv{Cout: 1, KH: 1, KW: 1, SH: 1, SW: 1, PH: 1 << 20, PW: 1 << 20, Groups: 1,
 		RQ: whg1.RQ{SKind: 1, Shift: []uint8{0}}, W: []int64{3}}
-	if _, ok := newConv(p2, 1).pack16(x, 3+2<<20); ok {
+	if _, ok := pack(newConv(p2, 1), form16, x, 3+2<<20); ok {
 		t.Fatal("padding 2^20 packed")
+	}
+	if _, ok := pack(newConv(p2, 1), form8, x, 3+2<<20); ok {
+		t.Fatal("padding 2^20 packed in quads")
 	}
 }
 
 // TestConvSIMDCertificate loads a conv through its certificate
-// (LoadBytes): input check [−100, 127], weights in [−128, 5], so P =
-// 128·127 = 16256 and the certificate's k_c = ⌊(2^31 − 1)/16256⌋ = 132104;
-// certify16 records chunk k_c/2 = 66052 taps from the same intervals, and
-// the decode gives Load's integers.
+// (LoadBytes), weights in [−128, 5], and checks the choices certify16
+// records and that the decode gives Load's and convExact's integers:
+//
+//   - input check [−100, 127]: P = 128·127 = 16256, the certificate's
+//     k_c = ⌊(2^31 − 1)/16256⌋ = 132104, Mac16's chunk k_c/2 = 66052 taps,
+//     and no Mac8 (a negative input);
+//   - input check [0, 200]: P = 128·200 = 25600, k_c = 83886, Mac16's
+//     chunk 41943 and Mac8's ⌊83886/4⌋ = 20971 taps.
 func TestConvSIMDCertificate(t *testing.T) {
-	saved := simd
-	defer func() { simd = saved }()
-	simd = true
-	conv := &whg1.Conv{Cout: 2, KH: 3, KW: 3, SH: 1, SW: 1, PH: 1, PW: 1, Groups: 1, WBytes: 1,
-		RQ: whg1.RQ{SKind: 1, Shift: []uint8{3}}, W: make([]int64, 2*2*9)}
-	for i := range conv.W {
-		conv.W[i] = int64(i%7 - 1)
+	saved, saved8 := simd, simd8
+	defer func() { simd, simd8 = saved, saved8 }()
+	simd, simd8 = true, true
+	for _, c := range []struct {
+		lo, hi          int64
+		kc              int64
+		chunk16, chunk8 int // 0: no certified choice
+	}{
+		{-100, 127, 132104, 66052, 0},
+		{0, 200, 83886, 41943, 20971},
+	} {
+		conv := &whg1.Conv{Cout: 2, KH: 3, KW: 3, SH: 1, SW: 1, PH: 1, PW: 1, Groups: 1, WBytes: 1,
+			RQ: whg1.RQ{SKind: 1, Shift: []uint8{3}}, W: make([]int64, 2*2*9)}
+		for i := range conv.W {
+			conv.W[i] = int64(i%7 - 1)
+		}
+		conv.W[5] = -128
+		g := &whg1.Graph{Version: 1, OpSet: 1, MaxElems: 1 << 20,
+			Inputs:  []whg1.Input{{Tensor: 0}},
+			Outputs: []uint32{1},
+			Tensors: []whg1.Tensor{rec(2, whg1.Check, c.lo, c.hi), derived(2)},
+			Ops:     []whg1.Op{{Code: whg1.OpConv, In: []uint32{0}, Out: []uint32{1}, Params: conv}},
+		}
+		b := whg1.Encode(g)
+		p, cert, err := LoadBytes(b)
+		noErr(t, "LoadBytes", err)
+		node := cert.Graphs[0].Nodes[0]
+		if node.KC == nil || node.KC.Int64() != c.kc {
+			t.Fatalf("[%d, %d]: certificate k_c %v, want %d", c.lo, c.hi, node.KC, c.kc)
+		}
+		k := newConv(conv, 2)
+		k.certify16(&cert.Graphs[0].Tensors[0])
+		xmax := uint64(max(-c.lo, c.hi))
+		if k.w16.cert == nil || k.w16.cert.chunk != c.chunk16 || k.w16.cert.xmax != xmax {
+			t.Fatalf("[%d, %d]: certified choice %+v, want chunk %d over max|x| %d", c.lo, c.hi, k.w16.cert, c.chunk16, xmax)
+		}
+		if chunk, ok := k.chunk16(xmax); !ok || chunk != c.chunk16 {
+			t.Fatalf("chunk16(%d) = %d, %v", xmax, chunk, ok)
+		}
+		if got := k.w16.cert8; (got == nil) != (c.chunk8 == 0) || got != nil && (got.chunk != c.chunk8 || got.xmax != uint64(c.hi)) {
+			t.Fatalf("[%d, %d]: certified Mac8 choice %+v, want chunk %d", c.lo, c.hi, got, c.chunk8)
+		}
+		if chunk, ok := k.chunk8(xmax, c.lo >= 0); c.chunk8 != 0 && (!ok || chunk != c.chunk8) {
+			t.Fatalf("chunk8(%d) = %d, %v", xmax, chunk, ok)
+		}
+		x := tensor.New(tensor.Shape{C: 2, H: 5, W: 6})
+		for i := range x.Data {
+			x.Data[i] = c.lo + int64(i*37)%(c.hi-c.lo+1)
+		}
+		got, err := p.Decode([]*tensor.T{x}, nil)
+		noErr(t, "decode", err)
+		pg, err := whg1.Parse(b)
+		noErr(t, "parse", err)
+		plain, err := Load(pg)
+		noErr(t, "Load", err)
+		want, err := plain.Decode([]*tensor.T{x}, nil)
+		noErr(t, "decode", err)
+		ref := like(2, 5, 6)
+		noErr(t, "exact", convExact(newConv(conv, 2), x, ref))
+		expect(t, "certified conv", got[0], want[0].Data...)
+		expect(t, "certified conv against convExact", got[0], ref.Data...)
 	}
-	conv.W[5] = -128
-	g := &whg1.Graph{Version: 1, OpSet: 1, MaxElems: 1 << 20,
-		Inputs:  []whg1.Input{{Tensor: 0}},
-		Outputs: []uint32{1},
-		Tensors: []whg1.Tensor{rec(2, whg1.Check, -100, 127), derived(2)},
-		Ops:     []whg1.Op{{Code: whg1.OpConv, In: []uint32{0}, Out: []uint32{1}, Params: conv}},
-	}
-	b := whg1.Encode(g)
-	p, cert, err := LoadBytes(b)
-	noErr(t, "LoadBytes", err)
-	node := cert.Graphs[0].Nodes[0]
-	if node.KC == nil || node.KC.Int64() != 132104 {
-		t.Fatalf("certificate k_c %v, want 132104", node.KC)
-	}
-	k := newConv(conv, 2)
-	k.certify16(&cert.Graphs[0].Tensors[0])
-	if k.w16.cert == nil || k.w16.cert.chunk != 132104/2 || k.w16.cert.xmax != 127 {
-		t.Fatalf("certified choice %+v, want chunk 66052 over max|x| 127", k.w16.cert)
-	}
-	if chunk, ok := k.chunk16(127); !ok || chunk != 66052 {
-		t.Fatalf("chunk16(127) = %d, %v", chunk, ok)
-	}
-	x := tensor.New(tensor.Shape{C: 2, H: 5, W: 6})
-	for i := range x.Data {
-		x.Data[i] = int64(i*37%228 - 100)
-	}
-	got, err := p.Decode([]*tensor.T{x}, nil)
-	noErr(t, "decode", err)
-	pg, err := whg1.Parse(b)
-	noErr(t, "parse", err)
-	plain, err := Load(pg)
-	noErr(t, "Load", err)
-	want, err := plain.Decode([]*tensor.T{x}, nil)
-	noErr(t, "decode", err)
-	ref := like(2, 5, 6)
-	noErr(t, "exact", convExact(newConv(conv, 2), x, ref))
-	expect(t, "certified conv", got[0], want[0].Data...)
-	expect(t, "certified conv against convExact", got[0], ref.Data...)
 }

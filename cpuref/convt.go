@@ -104,7 +104,7 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 	H, W := x.Shape.H, x.Shape.W
 	sh, sw, cout := int(p.SH), int(p.SW), int(p.Cout)
 	Ho, Wo := out.Shape.H, out.Shape.W
-	X := maxAbs(x.Data)
+	X, nonneg := maxAbs(x.Data), nonNegative(x.Data)
 	paths := k.paths(X, W)
 	for _, path := range paths {
 		if path == pathExact {
@@ -167,7 +167,7 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 				return nil
 			}
 			if m := min(u1, zh); u0 < m {
-				if err := c.rows(paths[ry*k.nx+rx], x, X, zw, u0, m, scatter); err != nil {
+				if err := c.rows(paths[ry*k.nx+rx], x, X, nonneg, zw, u0, m, scatter); err != nil {
 					return err
 				}
 			}

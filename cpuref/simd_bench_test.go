@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/waiops/waiops/cpuref/dot"
@@ -28,6 +29,11 @@ func simdCases() []simdCase {
 			PH: uint32(k / 2), PW: uint32(k / 2), Groups: uint32(groups),
 			RQ: whg1.RQ{SKind: 1, Shift: []uint8{8}}, W: benchI8(r, cout*cin/groups*k*k)}
 		x := benchInput(r, cin, n)
+		if strings.HasSuffix(name, "_relu") { // u8 inputs, as after a relu: Mac8's
+			for i, v := range x.Data {
+				x.Data[i] = 2 * max(v, 0)
+			}
+		}
 		out := tensor.New(tensor.Shape{C: cout, H: n, W: n})
 		kern := newConv(p, cin)
 		return simdCase{name, cout * cin / groups * k * k * n * n, func() error { return kern.run(x, out) }}
@@ -50,6 +56,7 @@ func simdCases() []simdCase {
 	}
 	return []simdCase{
 		conv("conv3x3_64x64_128", 64, 64, 3, 1, 128),
+		conv("conv3x3_64x64_128_relu", 64, 64, 3, 1, 128),
 		conv("conv3x3_64x64_256", 64, 64, 3, 1, 256),
 		conv("conv1x1_128x128_128", 128, 128, 1, 1, 128),
 		conv("dwconv3x3_64_128", 64, 64, 3, 64, 128),
@@ -59,26 +66,35 @@ func simdCases() []simdCase {
 	}
 }
 
-// BenchmarkSIMD runs the convolutions of simdCases, i8 weights and inputs, on
-// today's exact path without the dot kernels ("old": the i32 lanes path)
-// and on cpuref/dot's selected kernel ("dot"), at 1 goroutine and at
-// GOMAXPROCS, side by side in one run, in multiply-accumulates per second
-// of wall time (MAC/s) and per CPU-second times the goroutines (MAC/s-cpu,
-// which other jobs on the machine do not lower).
-// dot.BenchmarkPeak is the machine's figure to read them against.
+// BenchmarkSIMD runs the convolutions of simdCases, i8 weights and inputs
+// (u8 for the _relu case), on today's exact path without the dot kernels
+// ("old": the i32 lanes path), on cpuref/dot's selected Mac16 kernel
+// ("dot") and, where Mac8 has an instruction-set kernel, on it for the
+// inputs it takes ("dot8"), at 1 goroutine and at GOMAXPROCS, side by side
+// in one run, in multiply-accumulates per second of wall time (MAC/s) and
+// per CPU-second times the goroutines (MAC/s-cpu, which other jobs on the
+// machine do not lower). dot.BenchmarkPeak is the machine's figure to read
+// them against.
 func BenchmarkSIMD(b *testing.B) {
-	saved, procs := simd, runtime.GOMAXPROCS(0)
-	defer func() { simd = saved; runtime.GOMAXPROCS(procs) }()
+	saved, saved8, procs := simd, simd8, runtime.GOMAXPROCS(0)
+	defer func() { simd, simd8 = saved, saved8; runtime.GOMAXPROCS(procs) }()
 	threads := []int{1}
 	if procs > 1 {
 		threads = append(threads, procs)
 	}
+	type route struct {
+		name        string
+		simd, simd8 bool
+	}
+	routes := []route{{"old", false, false}, {"dot_" + dot.Selected(), true, false}}
+	if dot.Accelerated8() {
+		routes = append(routes, route{"dot8_" + dot.Selected(), true, true})
+	}
 	for _, c := range simdCases() {
 		for _, th := range threads {
-			for _, on := range []bool{false, true} {
-				name := map[bool]string{false: "old", true: "dot_" + dot.Selected()}[on]
-				b.Run(c.name+"/threads="+strconv.Itoa(th)+"/"+name, func(b *testing.B) {
-					simd = on
+			for _, rt := range routes {
+				b.Run(c.name+"/threads="+strconv.Itoa(th)+"/"+rt.name, func(b *testing.B) {
+					simd, simd8 = rt.simd, rt.simd8
 					runtime.GOMAXPROCS(th)
 					defer runtime.GOMAXPROCS(procs)
 					t0 := cputime.Process()

@@ -74,12 +74,19 @@ func addAbs(s int128, w int64) int128 {
 
 // maxAbs is max|x| over data as an unsigned value (2^63 for −2^63).
 func maxAbs(data []int64) uint64 {
-	var m uint64
+	m, _ := extent(data)
+	return m
+}
+
+// extent is maxAbs(data) and whether no element is below 0, in one pass.
+func extent(data []int64) (X uint64, nonneg bool) {
+	var or int64
 	for _, v := range data {
 		s := v >> 63                // 0 or −1
-		m = max(m, uint64((v^s)-s)) // |v| without a branch
+		X = max(X, uint64((v^s)-s)) // |v| without a branch
+		or |= v
 	}
-	return m
+	return X, or >= 0
 }
 
 // maxScaled is max over sums of s·x; ok is false when one passes i64 (or
@@ -153,7 +160,7 @@ func (k *convKernel) chunks(X int64) [][]int {
 
 func (k *convKernel) run(x, out *tensor.T) error {
 	x, out = k.pointwise(x, out)
-	X := maxAbs(x.Data)
+	X, nonneg := extent(x.Data)
 	path := k.choose(X, x.Shape.W)
 	if path == pathExact {
 		return convExact(k, x, out)
@@ -166,7 +173,7 @@ func (k *convKernel) run(x, out *tensor.T) error {
 		}
 		return nil
 	}
-	return k.rows(path, x, X, nonNegative(x.Data), Wo, 0, Ho, put)
+	return k.rows(path, x, X, nonneg, Wo, 0, Ho, put)
 }
 
 // pointwise views a 1×1, stride 1, unpadded conv's planes as rows of up to

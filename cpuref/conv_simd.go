@@ -198,15 +198,6 @@ func (k *convKernel) chunk8(X uint64, nonneg bool) (int, bool) {
 	return dot.Choose8(dot.Operands{WLo: k.w16.lo, WHi: k.w16.hi, XLo: 0, XHi: int64(X)})
 }
 
-// nonNegative reports whether no element of data is below 0.
-func nonNegative(data []int64) bool {
-	var or int64
-	for _, v := range data {
-		or |= v
-	}
-	return or >= 0
-}
-
 // packed is a conv's input as one of dot's forms reads it. Channels are
 // grouped per to a column (per·q to per·q + per − 1; a last group short of
 // per has zero partners), the padding of §5.2 is written as zeros, and

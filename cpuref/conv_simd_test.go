@@ -87,8 +87,8 @@ func convSIMDAgainstExact(t *testing.T, eight bool) {
 		wo := (W+2*int(p.PW)-kw)/int(p.SW) + 1
 		k := newConv(p, x.Shape.C)
 		xv, _ := k.pointwise(x, x)
-		X := maxAbs(x.Data)
-		_, on8 := k.chunk8(X, nonNegative(x.Data))
+		X, nonneg := extent(x.Data)
+		_, on8 := k.chunk8(X, nonneg)
 		want8 := eight && bits == 8 && xlo == 0 && (g == 1 || cg%4 == 0) // xhi ≤ 255
 		if on8 != want8 {
 			t.Fatalf("case %d (%d bits, x in [%d, %d], %d groups of %d): on Mac8 %v, want %v", n, bits, xlo, xhi, g, cg, on8, want8)

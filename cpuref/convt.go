@@ -104,7 +104,7 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 	H, W := x.Shape.H, x.Shape.W
 	sh, sw, cout := int(p.SH), int(p.SW), int(p.Cout)
 	Ho, Wo := out.Shape.H, out.Shape.W
-	X, nonneg := maxAbs(x.Data), nonNegative(x.Data)
+	X, nonneg := extent(x.Data)
 	paths := k.paths(X, W)
 	for _, path := range paths {
 		if path == pathExact {

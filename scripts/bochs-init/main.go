@@ -17,11 +17,17 @@ import (
 	"os/exec"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 func main() {
 	rc := run()
 	fmt.Printf("\nbochs-exit %d\n", rc)
+	// Let the serial line drain (tcdrain: TCSBRK with a non-zero argument)
+	// before powering off, or the kernel's own last messages cut into the
+	// bytes still queued, the marker among them.
+	_ = unix.IoctlSetInt(1, unix.TCSBRK, 1)
 	syscall.Sync()
 	// Power off; if the emulator ignores it, the host script kills bochs
 	// once it has read the marker line above.

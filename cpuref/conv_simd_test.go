@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/waiops/waiops/cpuref/dot"
 	"github.com/waiops/waiops/refusal"
 
 	"github.com/waiops/waiops/tensor"
@@ -35,6 +36,7 @@ func TestConvSIMDAgainstExact(t *testing.T) {
 	saved, saved8 := simd, simd8
 	defer func() { simd, simd8 = saved, saved8 }()
 	simd = true
+	t.Logf("cpuref/dot: Mac16 runs %s, Mac8 %s", dot.Selected(), dot.Selected8())
 	for _, eight := range []bool{false, true} {
 		simd8 = eight
 		t.Run(map[bool]string{false: "mac16", true: "mac8"}[eight], func(t *testing.T) { convSIMDAgainstExact(t, eight) })

@@ -97,6 +97,9 @@ func Implementations() []string {
 // Selected is the name of the implementation Mac16 runs.
 func Selected() string { return best.Name }
 
+// Selected8 is the name of the implementation Mac8 runs.
+func Selected8() string { return best8.Name }
+
 // Accelerated reports whether Mac16 runs an instruction-set kernel rather
 // than the pure-Go one.
 func Accelerated() bool { return best.Name != generic.Name }

@@ -50,20 +50,8 @@ cpumodel=${BOCHS_CPU:-corei7_icelake_u}
 megs=${BOCHS_MEGS:-1024}
 verbose=${BOCHS_VERBOSE:-0}
 
-pkgs="bochs bochsbios vgabios isolinux syslinux-common genisoimage cpio"
-missing=""
-for p in $pkgs; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-  if [ "$(id -u)" != 0 ]; then
-    echo "bochs-avx512: missing packages (install as root):$missing" >&2
-    exit 2
-  fi
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >/dev/null
-  apt-get install -y -qq --no-install-recommends $missing >/dev/null
-fi
+. "$repo/scripts/install.sh"
+install_missing bochs-avx512 bochs bochsbios vgabios isolinux syslinux-common genisoimage cpio || exit 2
 
 # The kernel: Debian's current linux-image-amd64, only its vmlinuz (the
 # drivers we need, 8250 serial and initramfs, are built in).

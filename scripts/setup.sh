@@ -8,20 +8,10 @@
 # build, and qemu-user-static to run the CPU fabric built for arm64, riscv64
 # and s390x (big-endian), and xwd (x11-apps) and xdotool, with which the
 # viewer's tests screenshot its window and press its keys.
-pkgs="gcc libc6-dev xvfb xauth libgl1-mesa-dri libgl-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev libglx-mesa0 mesa-utils libegl-dev libegl-mesa0 qemu-user-static x11-apps xdotool"
-missing=""
-for p in $pkgs; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-  if [ "$(id -u)" = 0 ]; then
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >/dev/null
-    apt-get install -y -qq --no-install-recommends $missing >/dev/null
-  else
-    echo "setup: missing packages (install as root):$missing" >&2
-  fi
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/install.sh"
+install_missing setup gcc libc6-dev xvfb xauth libgl1-mesa-dri libgl-dev libx11-dev libxcursor-dev \
+  libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev libglx-mesa0 mesa-utils libegl-dev \
+  libegl-mesa0 qemu-user-static x11-apps xdotool || true
 if [ -z "${DISPLAY:-}" ] && command -v Xvfb >/dev/null 2>&1; then
   # -displayfd: Xvfb picks a free display and writes its number once ready.
   dfile=$(mktemp)

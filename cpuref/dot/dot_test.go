@@ -1,6 +1,7 @@
 package dot
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -129,38 +130,60 @@ func TestMac16Random(t *testing.T) {
 				off[k] = 2 * int32(r.IntN((len(x)-2*n)/2+1))
 				w[k] = Pair(int16(draw(r, o.WLo, o.WHi)), int16(draw(r, o.WLo, o.WHi)))
 			}
+			w1 := make([]uint32, ntaps)
+			for k := range w1 {
+				w1[k] = Pair(int16(draw(r, o.WLo, o.WHi)), int16(draw(r, o.WLo, o.WHi)))
+			}
 			acc := make([]int64, n)
 			for i := range acc {
 				acc[i] = r.Int64N(1<<40) - 1<<39
 			}
-			want := slices.Clone(acc)
-			ref(want, x, off, w)
 			taps, _ := NewTaps(off)
-			if !Mac16(acc, x, taps, w, chunk) {
-				t.Fatalf("case %d: arguments refused", c)
-			}
-			if !slices.Equal(acc, want) {
-				t.Fatalf("case %d (%+v, chunk %d, %d taps, %d columns): got %v, want %v", c, o, chunk, ntaps, n, acc, want)
-			}
-			// Mac16x2: w as row 0 and a second row, interleaved.
-			w2 := make([]uint32, 2*ntaps)
-			w1 := make([]uint32, ntaps)
-			for k := range w1 {
-				w1[k] = Pair(int16(draw(r, o.WLo, o.WHi)), int16(draw(r, o.WLo, o.WHi)))
-				w2[2*k], w2[2*k+1] = w[k], w1[k]
-			}
-			acc0, acc1 := make([]int64, n), slices.Clone(acc)
-			want0, want1 := slices.Clone(acc0), slices.Clone(acc1)
-			ref(want0, x, off, w)
-			ref(want1, x, off, w1)
-			if !Mac16x2(acc0, acc1, x, taps, w2, chunk) {
-				t.Fatalf("case %d: Mac16x2 arguments refused", c)
-			}
-			if !slices.Equal(acc0, want0) || !slices.Equal(acc1, want1) {
-				t.Fatalf("case %d (%+v, chunk %d, %d taps, %d columns): Mac16x2 got %v %v, want %v %v", c, o, chunk, ntaps, n, acc0, acc1, want0, want1)
-			}
+			mac16.check(t, fmt.Sprintf("case %d (%+v, chunk %d, %d taps, %d columns)", c, o, chunk, ntaps, n), acc, x, off, taps, w, w1, chunk)
 		}
 	})
+}
+
+// kernel is one of dot's kernel pairs under test: its one-row and two-row
+// forms and its definition in int64.
+type kernel[E int16 | uint8] struct {
+	name string
+	one  func(acc []int64, x []E, taps *Taps, w []uint32, chunk int) bool
+	two  func(acc0, acc1 []int64, x []E, taps *Taps, w []uint32, chunk int) bool
+	ref  func(acc []int64, x []E, off []int32, w []uint32)
+}
+
+var (
+	mac16 = kernel[int16]{"Mac16", Mac16, Mac16x2, ref}
+	mac8  = kernel[uint8]{"Mac8", Mac8, Mac8x2, ref8}
+)
+
+// check compares the one-row form on acc, and the two-row form on a zero
+// row with weights w and a copy of acc with w1 (interleaved), with the
+// definition; what names the case in a failure.
+func (k kernel[E]) check(t *testing.T, what string, acc []int64, x []E, off []int32, taps *Taps, w, w1 []uint32, chunk int) {
+	t.Helper()
+	acc0, acc1 := make([]int64, len(acc)), slices.Clone(acc)
+	want, want0, want1 := slices.Clone(acc), slices.Clone(acc0), slices.Clone(acc1)
+	k.ref(want, x, off, w)
+	k.ref(want0, x, off, w)
+	k.ref(want1, x, off, w1)
+	if !k.one(acc, x, taps, w, chunk) {
+		t.Fatalf("%s: %s arguments refused", what, k.name)
+	}
+	if !slices.Equal(acc, want) {
+		t.Fatalf("%s: %s got %v, want %v", what, k.name, acc, want)
+	}
+	w2 := make([]uint32, 2*len(w))
+	for i := range w {
+		w2[2*i], w2[2*i+1] = w[i], w1[i]
+	}
+	if !k.two(acc0, acc1, x, taps, w2, chunk) {
+		t.Fatalf("%s: %sx2 arguments refused", what, k.name)
+	}
+	if !slices.Equal(acc0, want0) || !slices.Equal(acc1, want1) {
+		t.Fatalf("%s: %sx2 got %v %v, want %v %v", what, k.name, acc0, acc1, want0, want1)
+	}
 }
 
 // TestMac16KcEnds fills lanes with the largest products: exactly K_c in

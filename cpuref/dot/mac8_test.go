@@ -1,6 +1,7 @@
 package dot
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -127,29 +128,8 @@ func TestMac8Random(t *testing.T) {
 			for i := range acc {
 				acc[i] = r.Int64N(1<<40) - 1<<39
 			}
-			want := slices.Clone(acc)
-			ref8(want, x, off, w)
 			taps, _ := NewTaps8(off)
-			if !Mac8(acc, x, taps, w, chunk) {
-				t.Fatalf("case %d: arguments refused", c)
-			}
-			if !slices.Equal(acc, want) {
-				t.Fatalf("case %d (%+v, chunk %d, %d taps, %d columns): got %v, want %v", c, o, chunk, ntaps, n, acc, want)
-			}
-			w2 := make([]uint32, 2*ntaps)
-			for k := range w {
-				w2[2*k], w2[2*k+1] = w[k], w1[k]
-			}
-			acc0, acc1 := make([]int64, n), slices.Clone(acc)
-			want0, want1 := slices.Clone(acc0), slices.Clone(acc1)
-			ref8(want0, x, off, w)
-			ref8(want1, x, off, w1)
-			if !Mac8x2(acc0, acc1, x, taps, w2, chunk) {
-				t.Fatalf("case %d: Mac8x2 arguments refused", c)
-			}
-			if !slices.Equal(acc0, want0) || !slices.Equal(acc1, want1) {
-				t.Fatalf("case %d (%+v, chunk %d, %d taps, %d columns): Mac8x2 got %v %v, want %v %v", c, o, chunk, ntaps, n, acc0, acc1, want0, want1)
-			}
+			mac8.check(t, fmt.Sprintf("case %d (%+v, chunk %d, %d taps, %d columns)", c, o, chunk, ntaps, n), acc, x, off, taps, w, w1, chunk)
 		}
 	})
 }

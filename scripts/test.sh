@@ -21,8 +21,9 @@ CGO_ENABLED=0 go build -o /dev/null ./cmd/waiops
 echo "== go test -race"
 go test -race -count=1 ./...
 
-echo "== the chunk-tree root at 65,536 pieces for g 1 to 4 (too slow under -race)"
+echo "== the chunk-tree root at 65,536 pieces for g 1 to 4, and the dot kernels' 10^5-case suites (too slow under -race)"
 go test -count=1 -run '^TestRootLargeEnd$' ./carriage/tree
+go test -count=1 ./cpuref/dot
 
 echo "== pure-Go kernels (-tags purego): the CPU fabric without its assembly"
 go vet -tags purego ./cpuref/...

@@ -97,11 +97,11 @@ func interval(r *rand.Rand) (int64, int64) {
 }
 
 // TestMac16Random compares every implementation with the definition on
-// 10^5 random cases inside Choose16's bounds (10^4 with -short), their
+// 10^5 random cases inside Choose16's bounds (10^4 with -short or -race), their
 // interval ends drawn often, at the chunk Choose16 gives or a smaller one.
 func TestMac16Random(t *testing.T) {
 	cases := 100000
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		cases = 10000
 	}
 	forEachImpl(t, func(t *testing.T) {

@@ -88,11 +88,11 @@ func interval8(r *rand.Rand, unsigned bool) (int64, int64) {
 }
 
 // TestMac8Random compares every Mac8 implementation with the definition
-// on 10^5 random cases inside Choose8's bounds (10^4 with -short), ends
+// on 10^5 random cases inside Choose8's bounds (10^4 with -short or -race), ends
 // drawn often, at Choose8's chunk or a smaller one; and Mac8x2 with it.
 func TestMac8Random(t *testing.T) {
 	cases := 100000
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		cases = 10000
 	}
 	forEachImpl8(t, func(t *testing.T) {

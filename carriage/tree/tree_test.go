@@ -173,20 +173,6 @@ func TestRootIsHash(t *testing.T) {
 	}
 }
 
-// TestRootLargeEnd is 65,536 pieces for g = 1 to 4 (128 MiB to 1 GiB, a
-// byte short of the last piece's end and whole): 3.75 GiB of hashing, about
-// 10 s here. The race detector multiplies that, so scripts/test.sh runs it
-// once more without -race, and -short leaves it out.
-func TestRootLargeEnd(t *testing.T) {
-	if testing.Short() || raceEnabled {
-		t.Skip("3.75 GiB of hashing: run without -race and -short (scripts/test.sh does)")
-	}
-	for g := uint8(1); g <= 4; g++ {
-		checkRoot(t, g, MaxPieces*PieceSize(g)-1)
-		checkRoot(t, g, MaxPieces*PieceSize(g))
-	}
-}
-
 // TestRootLargeG: pieces of several 16-chunk groups, g = 5 to 16 (to 12
 // under -short or -race), at two pieces (the last of one byte) and, for g
 // up to 12, two and a half.

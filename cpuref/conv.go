@@ -205,8 +205,8 @@ type rowSink func(o, oy int, sums []int64) error
 
 // rows computes output rows [y0, y1) (Wo columns each) on path (lanes or
 // i64, which choose picked for x, whose max|x| is X, no element below 0
-// when nonneg) and hands each
-// channel's row of sums to put, with the rows split across goroutines.
+// when nonneg) and hands each channel's row of sums to put, with the rows
+// split across goroutines.
 func (k *convKernel) rows(path convPath, x *tensor.T, X uint64, nonneg bool, Wo, y0, y1 int, put rowSink) error {
 	// The dot kernels (conv_simd.go): u8 inputs × i8 weights, or operands
 	// in i16 with K_c ≥ 2.

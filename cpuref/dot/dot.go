@@ -271,14 +271,15 @@ func Choose16(o Operands) (chunk int, ok bool) {
 
 // Choose8 is the chunk of Mac8 for operands in o: ok only when every
 // weight fits i8 (mac.w_bits ≤ 8), every input lies in [0, 255] (a
-// non-negative certified interval that fits u8, as after a relu) and
-// K_c ≥ 4, with P and K_c as for Choose16 (§6). Each tap adds four
-// products into a lane, so chunk = ⌊K_c/4⌋ taps hold at most K_c products.
+// non-negative certified interval that fits u8, as after a relu), with P
+// and K_c as for Choose16 (§6); within those bounds K_c is at least 65793,
+// so there is no K_c too small to refuse. Each tap adds four products into
+// a lane, so chunk = ⌊K_c/4⌋ taps hold at most K_c products.
 //
 // Why the lane never wraps: vpdpbusd sums a lane's four u8 × s8 products
 // and adds them into the lane modulo 2^32, which keeps the residue; under
 // the K_c rule every partial sum lies in i32, so the lane ends each chunk
-// holding its sum exactly. With P ≤ 255·128, K_c is at least 65793.
+// holding its sum exactly.
 func Choose8(o Operands) (chunk int, ok bool) {
 	if o.WLo > o.WHi || o.XLo > o.XHi ||
 		o.WLo < math.MinInt8 || o.WHi > math.MaxInt8 || o.XLo < 0 || o.XHi > math.MaxUint8 {

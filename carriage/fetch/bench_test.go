@@ -8,6 +8,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/waiops/waiops/carriage/store"
 	"github.com/waiops/waiops/carriage/tree"
 )
 
@@ -29,7 +30,7 @@ func BenchmarkFetchTree(b *testing.B) {
 	ra, rb := benchServer(b, s), benchServer(b, s)
 	b.SetBytes(int64(len(s)))
 	for b.Loop() {
-		f := &Fetcher{Store: Store(b.TempDir())}
+		f := &Fetcher{Store: store.Store(b.TempDir())}
 		if err := f.FetchTree(context.Background(), h, []string{ra, rb}); err != nil {
 			b.Fatal(err)
 		}
@@ -43,7 +44,7 @@ func BenchmarkFetchWhole(b *testing.B) {
 	d := sha256.Sum256(s)
 	b.SetBytes(int64(len(s)))
 	for b.Loop() {
-		f := &Fetcher{Store: Store(b.TempDir())}
+		f := &Fetcher{Store: store.Store(b.TempDir())}
 		if err := f.Fetch(context.Background(), d, []string{ra}, nil); err != nil {
 			b.Fatal(err)
 		}

@@ -56,7 +56,7 @@ func (f *Fetcher) coded(ctx context.Context, root string, d, pred [32]byte, dict
 		// H5: a coding the request did not list passes the root over.
 		return refusal.New(CodingPresent, "%s: Content-Encoding %s; the request listed dcz and identity", u, strings.Join(c, ", ")), false
 	}
-	t, err := f.Store.create()
+	t, err := f.Store.Create()
 	if err != nil {
 		return err, false
 	}
@@ -66,7 +66,7 @@ func (f *Fetcher) coded(ctx context.Context, root string, d, pred [32]byte, dict
 	// H5's checks on the coded body, in order: the header, its hash, the
 	// window, one frame that decodes; the bound as decoded bytes arrive.
 	if err := dcz.Decode(resp.Body, dict, pred, bw); err != nil {
-		t.discard()
+		t.Discard()
 		var r *refusal.Error
 		if errors.As(err, &r) {
 			switch r.Code {
@@ -80,9 +80,9 @@ func (f *Fetcher) coded(ctx context.Context, root string, d, pred [32]byte, dict
 	var got [32]byte
 	sum.Sum(got[:0])
 	if got != d {
-		t.discard()
+		t.Discard()
 		// H5: the decoding is another set; the root is passed over.
 		return refusal.New(carriage.SetDigestMismatch, "%s: the dcz decoding has SHA-256 %x, not %x", u, got, d), false
 	}
-	return t.commit(d), false
+	return t.Commit(d), false
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/waiops/waiops/carriage"
 	"github.com/waiops/waiops/carriage/dcz"
+	"github.com/waiops/waiops/carriage/store"
 )
 
 // generations is a predecessor and a successor fine-tuned from it: most of
@@ -155,14 +156,14 @@ func TestCodedNotNamed(t *testing.T) {
 	}
 }
 
-func writeHeld(s Store, b []byte) error {
-	t, err := s.create()
+func writeHeld(s store.Store, b []byte) error {
+	t, err := s.Create()
 	if err != nil {
 		return err
 	}
-	if _, err := t.f.Write(b); err != nil {
-		t.discard()
+	if _, err := t.Write(b); err != nil {
+		t.Discard()
 		return err
 	}
-	return t.commit(sha256.Sum256(b))
+	return t.Commit(sha256.Sum256(b))
 }

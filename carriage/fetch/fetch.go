@@ -5,7 +5,7 @@
 // and fetches a large set by range, piece by piece, from several sources,
 // each piece verified as it arrives (§19.2, H4).
 //
-// What it holds goes into a Store: a directory of files named by their
+// What it holds goes into a store.Store: a directory of files named by their
 // SHA-256 in lower-case hex, each written to a temporary file in the
 // directory, synced and renamed into place only once verified. Every
 // refusal is a *refusal.Error carrying a code of prior-carriage §20 or
@@ -59,12 +59,12 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/waiops/waiops/carriage"
+	"github.com/waiops/waiops/carriage/store"
 	"github.com/waiops/waiops/refusal"
 )
 
@@ -136,81 +136,6 @@ func Roots(configured, hints []string, origin string) ([]string, error) {
 	return out, nil
 }
 
-// Store is a content-addressed directory: the resource with SHA-256 D is
-// the file DIR/<D in lower-case hex>.
-type Store string
-
-// Path is the file that holds d.
-func (s Store) Path(d [32]byte) string { return filepath.Join(string(s), hex.EncodeToString(d[:])) }
-
-// Holds reports whether the store holds d.
-func (s Store) Holds(d [32]byte) bool {
-	fi, err := os.Stat(s.Path(d))
-	return err == nil && fi.Mode().IsRegular()
-}
-
-// ReadFile reads the resource d, refusing one of more than max bytes
-// without reading past max + 1.
-func (s Store) ReadFile(d [32]byte, max uint64) ([]byte, error) {
-	f, err := os.Open(s.Path(d))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit(max)+1))
-	if err == nil && uint64(len(b)) > max {
-		err = fmt.Errorf("%x is more than %d bytes", d, max)
-	}
-	return b, err
-}
-
-// temp is a temporary file in the store, made into a resource by commit.
-type temp struct {
-	s Store
-	f *os.File
-}
-
-func (s Store) create() (*temp, error) {
-	if err := os.MkdirAll(string(s), 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.CreateTemp(string(s), ".fetch-*")
-	if err != nil {
-		return nil, err
-	}
-	return &temp{s, f}, nil
-}
-
-// discard removes the temporary file.
-func (t *temp) discard() {
-	t.f.Close()
-	os.Remove(t.f.Name())
-}
-
-// commit syncs the temporary file and renames it to d's name (H3: the store
-// is written atomically), then syncs the directory so the name lasts.
-func (t *temp) commit(d [32]byte) error {
-	err := t.f.Chmod(0o644)
-	if err == nil {
-		err = t.f.Sync()
-	}
-	if cerr := t.f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(t.f.Name(), t.s.Path(d))
-	}
-	if err != nil {
-		os.Remove(t.f.Name())
-		return err
-	}
-	if dir, err := os.Open(string(t.s)); err == nil {
-		dir.Sync()
-		dir.Close()
-	}
-	return nil
-}
-
 // Meter is what a progress display takes: the bytes held so far, added as
 // they come (a *progressbar.ProgressBar is one).
 type Meter interface {
@@ -239,7 +164,7 @@ func codeOf(err error) refusal.Code {
 
 // Fetcher fetches sets into Store. Its zero fields take the defaults.
 type Fetcher struct {
-	Store    Store
+	Store    store.Store
 	Client   *http.Client  // nil: a client with its own transport
 	Timeout  time.Duration // per request, of silence (see Readings); 0: DefaultTimeout
 	MaxBytes uint64        // the sink's byte bound, inclusive; 0: DefaultMaxBytes
@@ -266,7 +191,6 @@ func (f *Fetcher) maxBytes() uint64 {
 }
 
 // limit is n as an int64 one below the largest, so n + 1 never wraps.
-func limit(n uint64) int64 { return int64(min(n, math.MaxInt64-1)) }
 
 func (f *Fetcher) httpClient() *http.Client {
 	if f.Client != nil {
@@ -402,11 +326,11 @@ func (w meterWriter) Write(b []byte) (int, error) {
 
 // sink is where a body's bytes go: the temporary file, the hash, and a
 // meter where the fetcher has one for a transfer of total bytes.
-func (f *Fetcher) sink(t *temp, sum io.Writer, total int64) io.Writer {
+func (f *Fetcher) sink(t *store.Temp, sum io.Writer, total int64) io.Writer {
 	if m := f.meter(total); m != nil {
-		return io.MultiWriter(t.f, sum, meterWriter{m})
+		return io.MultiWriter(t, sum, meterWriter{m})
 	}
-	return io.MultiWriter(t.f, sum)
+	return io.MultiWriter(t, sum)
 }
 
 // Fetch holds the resource d: from the store when it is there already,
@@ -475,35 +399,35 @@ func (f *Fetcher) plain(ctx context.Context, root string, d [32]byte) error {
 // store, and keeps it under d only when its SHA-256 is d (H3).
 func (f *Fetcher) hold(u string, resp *http.Response, d [32]byte) error {
 	bound := f.maxBytes()
-	if resp.ContentLength > limit(bound) {
+	if resp.ContentLength > store.Limit(bound) {
 		return refusal.New(TooLarge, "%s: Content-Length %d is past the bound of %d bytes", u, resp.ContentLength, bound)
 	}
-	t, err := f.Store.create()
+	t, err := f.Store.Create()
 	if err != nil {
 		return err
 	}
 	sum := sha256.New()
 	w := f.sink(t, sum, resp.ContentLength)
 	body := &readTracker{r: resp.Body}
-	n, err := io.Copy(w, io.LimitReader(body, limit(bound)+1))
+	n, err := io.Copy(w, io.LimitReader(body, store.Limit(bound)+1))
 	if err != nil {
-		t.discard()
+		t.Discard()
 		if body.err != nil {
 			return refusal.New(LocationUnavailable, "%s: the body breaks off after %d bytes: %v", u, n, body.err)
 		}
 		return err
 	}
 	if uint64(n) > bound {
-		t.discard()
+		t.Discard()
 		return refusal.New(TooLarge, "%s: the body runs past the bound of %d bytes", u, bound)
 	}
 	var got [32]byte
 	sum.Sum(got[:0])
 	if got != d {
-		t.discard()
+		t.Discard()
 		return refusal.New(carriage.SetDigestMismatch, "%s: %d bytes of SHA-256 %x, not %x", u, n, got, d)
 	}
-	return t.commit(d)
+	return t.Commit(d)
 }
 
 // FetchListing holds the wai.prior.set whose listing's digest is d: the

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/waiops/waiops/carriage"
+	"github.com/waiops/waiops/carriage/store"
 	"github.com/waiops/waiops/refusal"
 )
 
@@ -112,12 +113,12 @@ func (r *recorder) report(a Attempt) {
 
 func newFetcher(t *testing.T) (*Fetcher, *recorder) {
 	rec := &recorder{}
-	return &Fetcher{Store: Store(t.TempDir()), Timeout: 2 * time.Second, Report: rec.report}, rec
+	return &Fetcher{Store: store.Store(t.TempDir()), Timeout: 2 * time.Second, Report: rec.report}, rec
 }
 
 // heldOnly requires the store to hold exactly the sets given, each under
 // its digest, and no temporary file.
-func heldOnly(t *testing.T, s Store, sets ...[]byte) {
+func heldOnly(t *testing.T, s store.Store, sets ...[]byte) {
 	t.Helper()
 	want := map[string][]byte{}
 	for _, b := range sets {

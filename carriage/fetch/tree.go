@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/waiops/waiops/carriage"
+	"github.com/waiops/waiops/carriage/store"
 	"github.com/waiops/waiops/carriage/tree"
 	"github.com/waiops/waiops/refusal"
 )
@@ -39,17 +40,17 @@ func (f *Fetcher) FetchTree(ctx context.Context, h *tree.Head, sources []string)
 			return err
 		}
 	}
-	t, err := f.Store.create()
+	t, err := f.Store.Create()
 	if err != nil {
 		return err
 	}
 	keep := false
 	defer func() {
 		if !keep {
-			t.discard()
+			t.Discard()
 		}
 	}()
-	if err := t.f.Truncate(int64(h.Length)); err != nil {
+	if err := t.Truncate(int64(h.Length)); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -110,20 +111,20 @@ feed:
 		return err
 	}
 	if got == nil {
-		return fmt.Errorf("tree: the held pieces could not be read back from %s", t.f.Name())
+		return fmt.Errorf("tree: the held pieces could not be read back from %s", t.Name())
 	}
 	if [32]byte(got) != h.Inner {
 		return refusal.New(tree.DigestMismatch, "every piece verifies, but the set's SHA-256 is %x, not the head's inner %x: the head misstates its set, which is not held", got, h.Inner)
 	}
 	keep = true
-	return t.commit(h.Inner)
+	return t.Commit(h.Inner)
 }
 
 // sumInOrder hashes the set's pieces in order as they are verified (the
 // indices verified sends), reading each back from t, and returns the
 // SHA-256 once every piece is hashed: nil when verified closes first or the
 // file cannot be read.
-func (f *Fetcher) sumInOrder(h *tree.Head, t *temp, verified <-chan int) []byte {
+func (f *Fetcher) sumInOrder(h *tree.Head, t *store.Temp, verified <-chan int) []byte {
 	sum := sha256.New()
 	done := make([]bool, len(h.Values))
 	buf := make([]byte, min(tree.PieceSize(h.G), 1<<20))
@@ -132,7 +133,7 @@ func (f *Fetcher) sumInOrder(h *tree.Head, t *temp, verified <-chan int) []byte 
 		done[i] = true
 		for !failed && next < len(done) && done[next] {
 			off, n := h.Piece(next)
-			if _, err := io.CopyBuffer(sum, io.NewSectionReader(t.f, int64(off), int64(n)), buf); err != nil {
+			if _, err := io.CopyBuffer(sum, io.NewSectionReader(t, int64(off), int64(n)), buf); err != nil {
 				failed = true
 			}
 			next++
@@ -146,7 +147,7 @@ func (f *Fetcher) sumInOrder(h *tree.Head, t *temp, verified <-chan int) []byte 
 
 // pieceFromAny asks piece i of each source in turn from source i mod m
 // (§19.2); a source that yields nothing is reported and the next asked.
-func (f *Fetcher) pieceFromAny(ctx context.Context, h *tree.Head, i int, sources []string, t *temp, buf []byte) error {
+func (f *Fetcher) pieceFromAny(ctx context.Context, h *tree.Head, i int, sources []string, t *store.Temp, buf []byte) error {
 	m := len(sources)
 	var reasons []string
 	for a := range m {
@@ -171,7 +172,7 @@ func (f *Fetcher) pieceFromAny(ctx context.Context, h *tree.Head, i int, sources
 // piece asks src for piece i by range, checks the response as H4 says and
 // the piece against its value (§19.2 step 2) as it arrives, writing it at
 // its offset in t.
-func (f *Fetcher) piece(ctx context.Context, h *tree.Head, i int, src string, t *temp, buf []byte) error {
+func (f *Fetcher) piece(ctx context.Context, h *tree.Head, i int, src string, t *store.Temp, buf []byte) error {
 	off, n := h.Piece(i)
 	a, b := off, off+n-1
 	u := src + hex.EncodeToString(h.Inner[:])
@@ -205,7 +206,7 @@ func (f *Fetcher) piece(ctx context.Context, h *tree.Head, i int, src string, t 
 	pw := tree.NewPieceWriter(h, i)
 	// The piece writer takes no byte past the piece, and takes each before
 	// the file does, so a long body writes nothing past the piece's range.
-	out := &pieceOut{pw: pw, file: io.NewOffsetWriter(t.f, int64(off))}
+	out := &pieceOut{pw: pw, file: io.NewOffsetWriter(t, int64(off))}
 	body := &readTracker{r: resp.Body}
 	got, err := io.CopyBuffer(out, io.LimitReader(body, int64(n)+1), buf)
 	switch {

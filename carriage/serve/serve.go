@@ -5,7 +5,7 @@
 // whose bound statement says redistribute: false is not served (403) unless
 // the server is its origin (§18.1).
 //
-// Use New over a fetch.Store and mount the Server as an http.Handler; the
+// Use New over a store.Store and mount the Server as an http.Handler; the
 // CLI's `waiops prior serve` does so with graceful shutdown.
 //
 // # Readings
@@ -40,6 +40,7 @@ import (
 	"github.com/waiops/waiops/carriage"
 	"github.com/waiops/waiops/carriage/dcz"
 	"github.com/waiops/waiops/carriage/fetch"
+	"github.com/waiops/waiops/carriage/store"
 )
 
 // CacheBytes is the most bytes of coded bodies a Server keeps.
@@ -50,7 +51,7 @@ const maxListing = 16 << 20
 
 // Server serves a store as a set root.
 type Server struct {
-	store  fetch.Store
+	store  store.Store
 	origin bool
 
 	mu       sync.Mutex
@@ -62,7 +63,7 @@ type Server struct {
 
 // New serves store; origin serves even the sets whose bound statement says
 // redistribute: false (§18.1: their origin may).
-func New(store fetch.Store, origin bool) *Server {
+func New(store store.Store, origin bool) *Server {
 	return &Server{store: store, origin: origin, cache: map[[64]byte][]byte{}}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/waiops/waiops/carriage"
 	"github.com/waiops/waiops/carriage/dcz"
 	"github.com/waiops/waiops/carriage/fetch"
+	"github.com/waiops/waiops/carriage/store"
 	"github.com/waiops/waiops/carriage/tree"
 )
 
@@ -31,7 +32,7 @@ func pattern(n int, seed byte) []byte {
 	return b
 }
 
-func put(t *testing.T, s fetch.Store, b []byte) string {
+func put(t *testing.T, s store.Store, b []byte) string {
 	t.Helper()
 	d := sha256.Sum256(b)
 	if err := os.WriteFile(s.Path(d), b, 0o644); err != nil {
@@ -40,7 +41,7 @@ func put(t *testing.T, s fetch.Store, b []byte) string {
 	return hex.EncodeToString(d[:])
 }
 
-func start(t *testing.T, s fetch.Store, origin bool) string {
+func start(t *testing.T, s store.Store, origin bool) string {
 	srv := httptest.NewServer(New(s, origin))
 	t.Cleanup(srv.Close)
 	return srv.URL + fetch.WellKnown
@@ -62,7 +63,7 @@ func get(t *testing.T, u string, hdr map[string]string) (*http.Response, []byte)
 }
 
 func TestServeWholeAndRange(t *testing.T) {
-	s := fetch.Store(t.TempDir())
+	s := store.Store(t.TempDir())
 	b := pattern(10000, 1)
 	k := put(t, s, b)
 	root := start(t, s, false)
@@ -91,7 +92,7 @@ func TestServeWholeAndRange(t *testing.T) {
 // successor coded against it, which decodes to the successor; the fetcher
 // holds it through the server.
 func TestServeDcz(t *testing.T) {
-	s := fetch.Store(t.TempDir())
+	s := store.Store(t.TempDir())
 	pred := pattern(200000, 2)
 	succ := bytes.Clone(pred)
 	for i := 0; i < len(succ); i += 1000 {
@@ -120,7 +121,7 @@ func TestServeDcz(t *testing.T) {
 			t.Errorf("%v: coded", h)
 		}
 	}
-	sink := fetch.Store(t.TempDir())
+	sink := store.Store(t.TempDir())
 	os.WriteFile(sink.Path(pd), pred, 0o644)
 	var reports []fetch.Attempt
 	f := &fetch.Fetcher{Store: sink, Report: func(a fetch.Attempt) { reports = append(reports, a) }}
@@ -137,7 +138,7 @@ func TestServeDcz(t *testing.T) {
 // redistribute false, and its files, are 403 unless the server is the
 // origin; so is a sealed set whose header's statement says so.
 func TestServeRedistribute(t *testing.T) {
-	s := fetch.Store(t.TempDir())
+	s := store.Store(t.TempDir())
 	root := start(t, s, false)
 	free := pattern(100, 3)
 	kFree := put(t, s, free)
@@ -186,10 +187,10 @@ func TestServeTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := fetch.Store(t.TempDir()), fetch.Store(t.TempDir())
+	a, b := store.Store(t.TempDir()), store.Store(t.TempDir())
 	put(t, a, set)
 	put(t, b, set)
-	sink := fetch.Store(t.TempDir())
+	sink := store.Store(t.TempDir())
 	f := &fetch.Fetcher{Store: sink}
 	if err := f.FetchTree(context.Background(), h, []string{start(t, a, false), start(t, b, false)}); err != nil {
 		t.Fatal(err)
@@ -246,14 +247,14 @@ func TestServeListingSuccessor(t *testing.T) {
 	}
 	pred := mk(map[string][]byte{"model.bin": old, "shared.bin": shared})
 	succ := mk(map[string][]byte{"model.bin": changed, "shared.bin": shared, "a/wai-usage.json": notUsage})
-	origin := fetch.Store(t.TempDir())
+	origin := store.Store(t.TempDir())
 	for _, b := range [][]byte{pred, succ, shared, old, changed, notUsage} {
 		put(t, origin, b)
 	}
 	c := &codings{h: New(origin, false), n: map[string]int{}}
 	srv := httptest.NewServer(c)
 	defer srv.Close()
-	sink := fetch.Store(t.TempDir())
+	sink := store.Store(t.TempDir())
 	for _, b := range [][]byte{pred, shared, old} {
 		put(t, sink, b)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/waiops/waiops/carriage/dcz"
 	"github.com/waiops/waiops/carriage/fetch"
 	"github.com/waiops/waiops/carriage/serve"
+	"github.com/waiops/waiops/carriage/store"
 )
 
 func init() {
@@ -83,7 +84,7 @@ func digestArg(what, s string) ([32]byte, error) {
 func runPriorFetch(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior fetch", stderr)
 	setUsage(fs, "DIGEST --store DIR [--root URL]... [--hint URL]... [--origin URL] [--listing] [--form F] [--predecessor DIGEST] [--max-bytes N] [--timeout DUR]")
-	store := fs.String("store", "", "the content-addressed store: DIR/<sha256> for each resource held")
+	dir := fs.String("store", "", "the content-addressed store: DIR/<sha256> for each resource held")
 	var roots, hints paths
 	fs.Var(&roots, "root", "a configured set root, asked first (repeatable; an http or https URL ending in /)")
 	fs.Var(&hints, "hint", "a location hint, a set root asked after the configured ones (repeatable)")
@@ -93,7 +94,7 @@ func runPriorFetch(args []string, stdout, stderr io.Writer) int {
 	predHex := fs.String("predecessor", "", "a held set to name as a dcz dictionary (§16); with --listing, a held listing whose files are named path by path")
 	maxBytes := fs.String("max-bytes", "", "the byte bound, inclusive: a set of more bytes is refused without reading past the bound (default 2^40)")
 	timeout := fs.Duration("timeout", fetch.DefaultTimeout, "how long a request may stay silent")
-	pos, ok := positionals(fs, args, 1, func() bool { return *store != "" && *timeout > 0 })
+	pos, ok := positionals(fs, args, 1, func() bool { return *dir != "" && *timeout > 0 })
 	if !ok {
 		return 2
 	}
@@ -127,7 +128,7 @@ func runPriorFetch(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(fs, err)
 	}
-	f := &fetch.Fetcher{Store: fetch.Store(*store), Timeout: *timeout, MaxBytes: bound, Report: reporter(stderr), Progress: progress(stderr)}
+	f := &fetch.Fetcher{Store: store.Store(*dir), Timeout: *timeout, MaxBytes: bound, Report: reporter(stderr), Progress: progress(stderr)}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *listing {
@@ -156,11 +157,11 @@ func usageError(fs *flag.FlagSet, err error) int {
 func runPriorFetchTree(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior fetch-tree", stderr)
 	setUsage(fs, "HEAD.wtr1 --store DIR --source URL [--source URL]... [--timeout DUR]")
-	store := fs.String("store", "", "the content-addressed store: the set is held at DIR/<inner>")
+	dir := fs.String("store", "", "the content-addressed store: the set is held at DIR/<inner>")
 	var sources paths
 	fs.Var(&sources, "source", "a set root that serves the set by range at <source><inner> (repeatable, in the order pieces are asked)")
 	timeout := fs.Duration("timeout", fetch.DefaultTimeout, "how long a request may stay silent")
-	pos, ok := positionals(fs, args, 1, func() bool { return *store != "" && len(sources) != 0 && *timeout > 0 })
+	pos, ok := positionals(fs, args, 1, func() bool { return *dir != "" && len(sources) != 0 && *timeout > 0 })
 	if !ok {
 		return 2
 	}
@@ -173,7 +174,7 @@ func runPriorFetchTree(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
-	f := &fetch.Fetcher{Store: fetch.Store(*store), Timeout: *timeout, Report: reporter(stderr), Progress: progress(stderr)}
+	f := &fetch.Fetcher{Store: store.Store(*dir), Timeout: *timeout, Report: reporter(stderr), Progress: progress(stderr)}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := f.FetchTree(ctx, h, sources); err != nil {
@@ -202,7 +203,7 @@ func runPriorServe(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
-	srv := &http.Server{Handler: serve.New(fetch.Store(pos[0]), *origin), ReadHeaderTimeout: 30 * time.Second}
+	srv := &http.Server{Handler: serve.New(store.Store(pos[0]), *origin), ReadHeaderTimeout: 30 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	done := make(chan error, 1)

@@ -18,6 +18,7 @@ import (
 	"github.com/waiops/waiops/carriage"
 	"github.com/waiops/waiops/carriage/fetch"
 	"github.com/waiops/waiops/carriage/serve"
+	"github.com/waiops/waiops/carriage/store"
 	"github.com/waiops/waiops/carriage/tree"
 )
 
@@ -44,7 +45,7 @@ func storeWith(t *testing.T, sets ...[]byte) string {
 }
 
 func serveStore(t *testing.T, dir string) string {
-	s := httptest.NewServer(serve.New(fetch.Store(dir), false))
+	s := httptest.NewServer(serve.New(store.Store(dir), false))
 	t.Cleanup(s.Close)
 	return s.URL + fetch.WellKnown
 }

@@ -4,8 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -23,7 +25,12 @@ type CorpusFile struct {
 // their relative paths.
 type Corpus struct {
 	Files []CorpusFile
-	// SHA256 is the SHA-256 of the files' bytes concatenated in that order.
+	// Beside are files the digest covers that are not in the §14.1 format
+	// (the project's carriage cases, which conform runs beside the
+	// fabrics), by relative path.
+	Beside map[string][]byte
+	// SHA256 is the SHA-256 of every file's bytes, Files' and Beside's
+	// together, concatenated in sorted order of their relative paths.
 	SHA256 string
 }
 
@@ -56,8 +63,14 @@ func Open(paths []string) (*Corpus, error) {
 // directories (prior/, certificates/) hold other formats.
 var ProjectDirs = []string{"ops", "graphs", "stage"}
 
+// CarriageDir is the part of the project's corpus that conform runs beside
+// the fabrics (prior-carriage §17–§19: files in, files out); the corpus
+// digest covers it too.
+const CarriageDir = "carriage"
+
 // Project opens the project's corpus under root: those of its ProjectDirs
-// that exist, with paths relative to root ("ops/conv.jsonl").
+// that exist, with paths relative to root ("ops/conv.jsonl"), and every
+// file under its CarriageDir in Beside.
 func Project(root string) (*Corpus, error) {
 	if _, err := os.Stat(root); err != nil {
 		return nil, err
@@ -72,8 +85,34 @@ func Project(root string) (*Corpus, error) {
 			return nil, err
 		}
 	}
+	if err := c.beside(root, CarriageDir); err != nil {
+		return nil, err
+	}
 	c.seal()
 	return &c, nil
+}
+
+// beside reads every file under root/dir, if it exists, into Beside.
+func (c *Corpus) beside(root, dir string) error {
+	err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if c.Beside == nil {
+			c.Beside = map[string][]byte{}
+		}
+		c.Beside[filepath.ToSlash(rel)] = b
+		return err
+	})
+	if os.IsNotExist(err) {
+		return nil
+	}
+	return err
 }
 
 // walk adds the *.jsonl files under dir, named relative to base.
@@ -93,9 +132,16 @@ func (c *Corpus) walk(dir, base string) error {
 // seal sorts the files and computes the corpus digest.
 func (c *Corpus) seal() {
 	sort.SliceStable(c.Files, func(i, j int) bool { return c.Files[i].Rel < c.Files[j].Rel })
-	h := sha256.New()
+	all := maps.Clone(c.Beside)
+	if all == nil {
+		all = map[string][]byte{}
+	}
 	for _, f := range c.Files {
-		h.Write(f.Data)
+		all[f.Rel] = f.Data
+	}
+	h := sha256.New()
+	for _, rel := range slices.Sorted(maps.Keys(all)) {
+		h.Write(all[rel])
 	}
 	c.SHA256 = hex.EncodeToString(h.Sum(nil))
 }

@@ -256,3 +256,15 @@ func runStage(eval StageEval, s *Stage) string {
 	}
 	return fmt.Sprintf("expect %s, want %s", oneLine(string(got)), oneLine(string(want)))
 }
+
+// AddGroup tallies a group run outside the fabric (the carriage cases):
+// passed vectors and one failure per line of failures, filed under group.
+func (r *Report) AddGroup(group string, passed int, failures []string) {
+	t := &Tally{Passed: passed, Failed: len(failures)}
+	r.Groups[group] = t
+	r.Passed += passed
+	r.Failed += len(failures)
+	for _, f := range failures {
+		r.Failures = append(r.Failures, Failure{Group: group, File: group, Decode: -1, What: f})
+	}
+}

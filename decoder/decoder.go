@@ -96,7 +96,7 @@ func Open(opts Options) (*Decoder, error) {
 		if err != nil {
 			return nil, nil, "", err
 		}
-		return g, g.Model, g.Fabric.Name(), nil
+		return g, g.Model, g.Fabric().Name(), nil
 	}
 	return d, nil
 }
@@ -104,7 +104,7 @@ func Open(opts Options) (*Decoder, error) {
 // Note says why the Decoder does not use a GL device that its fabric
 // choice might have used (none present, a software rasteriser under
 // Auto), or "" when there is nothing to say.
-func (d *Decoder) Note() string { return d.sess.Note }
+func (d *Decoder) Note() string { return d.sess.Note() }
 
 // Close releases every graph the Decoder loaded, on the GL device too.
 // Decodes after Close return plan.ErrClosed.
@@ -301,7 +301,7 @@ func (s *Set) Graph(role string) *Graph { return s.graphs[role] }
 type Graph struct{ g *plan.Graph }
 
 // Fabric names the fabric that runs the graph.
-func (g *Graph) Fabric() string { return g.g.Fabric.Name() }
+func (g *Graph) Fabric() string { return g.g.Fabric().Name() }
 
 // Decode runs one decode (§4): every input in input-table order, and the
 // scalars. It carries no state, and is safe from several goroutines.

@@ -24,6 +24,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unsafe"
 )
@@ -163,9 +164,21 @@ func contextOn(dpy C.EGLDisplay) (*glContext, error) {
 		C.EGL_CONTEXT_MAJOR_VERSION, 4,
 		C.EGL_CONTEXT_MINOR_VERSION, 3,
 		C.EGL_CONTEXT_OPENGL_PROFILE_MASK, C.EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
-		C.EGL_NONE,
 	}
-	ctx := C.eglCreateContext(dpy, cfg, nil, &ctxAttrs[0])
+	// A robust context with reset notification where the display offers it
+	// (EGL_EXT_create_context_robustness), so that a GPU reset is reported
+	// by glGetGraphicsResetStatus (checkReset) instead of hanging or
+	// answering garbage; else a plain one.
+	var ctx C.EGLContext
+	if hasExt(eglString(dpy, C.EGL_EXTENSIONS), "EGL_EXT_create_context_robustness") {
+		robust := append(slices.Clone(ctxAttrs),
+			C.EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY_EXT, C.EGL_LOSE_CONTEXT_ON_RESET_EXT, C.EGL_NONE)
+		ctx = C.eglCreateContext(dpy, cfg, nil, &robust[0])
+	}
+	if ctx == nil {
+		ctxAttrs = append(ctxAttrs, C.EGL_NONE)
+		ctx = C.eglCreateContext(dpy, cfg, nil, &ctxAttrs[0])
+	}
 	if ctx == nil {
 		return fail("eglCreateContext(4.3 core)")
 	}

@@ -35,7 +35,17 @@ func newContext() (c *glContext, err error) {
 	glfw.WindowHint(glfw.ContextVersionMinor, 3)
 	glfw.WindowHint(glfw.OpenGLProfile, glfw.OpenGLCoreProfile)
 	glfw.WindowHint(glfw.OpenGLForwardCompatible, glfw.True)
+	// A robust context with reset notification (GLX/WGL
+	// create_context_robustness; GLFW ignores the hint where the extension
+	// is missing), so that a GPU reset is reported by
+	// glGetGraphicsResetStatus (checkReset); a driver that refuses the
+	// hint gets a plain context.
+	glfw.WindowHint(glfw.ContextRobustness, glfw.LoseContextOnReset)
 	win, err := glfw.CreateWindow(16, 16, "waiops", nil, nil)
+	if err != nil {
+		glfw.WindowHint(glfw.ContextRobustness, glfw.NoRobustness)
+		win, err = glfw.CreateWindow(16, 16, "waiops", nil, nil)
+	}
 	if err != nil {
 		glfw.Terminate()
 		return nil, fmt.Errorf("gpu: no GL 4.3 core context: %v", err)

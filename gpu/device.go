@@ -28,6 +28,7 @@ type Device struct {
 	ident Identity // the driver's strings and the context; Identity adds lim
 	lim   Limits
 	progs map[string]*glProgram // compiled variants, GL thread only
+	reset resetCheck
 }
 
 var (
@@ -47,7 +48,7 @@ func Open() (*Device, error) {
 		return opened, nil
 	}
 	d := &Device{progs: map[string]*glProgram{}}
-	th, err := startThread(d.initGL, func() error { return d.ctx.current() })
+	th, err := startThread(d.initGL, func() error { return d.ctx.current() }, d.reset.check)
 	if err != nil {
 		return nil, err
 	}
@@ -75,6 +76,8 @@ func (d *Device) initGL() error {
 		GLSL:     gl.GoStr(gl.GetString(gl.SHADING_LANGUAGE_VERSION)),
 	}
 	ctx.identify(&d.ident)
+	d.reset.initReset(d.ident.Version)
+	d.ident.Robustness = d.reset.strategy
 	if err := d.readLimits(); err != nil {
 		ctx.destroy()
 		return err

@@ -32,6 +32,10 @@ type Identity struct {
 	// EGLDisplay is the EGL display the context is on ("device 0",
 	// "surfaceless", "default"); "" under GLFW.
 	EGLDisplay string
+	// Robustness is the context's reset notification strategy:
+	// "lose_context_on_reset" when a GPU reset is reported (and then
+	// answered as ErrLost), "none" when the driver gave no robust context.
+	Robustness string
 	Limits     Limits
 }
 
@@ -45,6 +49,9 @@ func (id Identity) Map() map[string]string {
 		"version":  id.Version,
 		"glsl":     id.GLSL,
 		"context":  id.Context,
+	}
+	if id.Robustness != "" {
+		m["robustness"] = id.Robustness
 	}
 	if id.EGLDisplay != "" {
 		m["egl_display"] = id.EGLDisplay

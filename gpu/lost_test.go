@@ -25,20 +25,25 @@ const loseEnv = "WAIOPS_LOSE_CONTEXT"
 // lostMark starts the line the child prints when every check passed.
 const lostMark = "lost-context: ok"
 
-// A context lost mid-run (loseContext: the window destroyed, or the EGL
-// display terminated) is reported as ErrLost by the next call and every
-// later one, never a crash: the child exits 0 and prints lostMark.
+// A context lost mid-run is reported as ErrLost by the next call and every
+// later one, never a crash: the child exits 0 and prints lostMark. It is
+// lost two ways, each in a child of its own: the context destroyed
+// (loseContext: the window destroyed, or the EGL display terminated), and
+// a GPU reset as the driver's reset notification reports it
+// (SimulateReset, answered through glGetGraphicsResetStatus's check).
 func TestLostContext(t *testing.T) {
 	openDevice(t) // fails under Required without a context, else skips
-	cmd := exec.Command(os.Args[0], "-test.run=^TestLostContextChild$", "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), loseEnv+"=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), lostMark) {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
-	for _, line := range strings.Split(string(out), "\n") {
-		if strings.Contains(line, "ErrLost as:") {
-			t.Log(strings.TrimSpace(line))
+	for _, how := range []string{"destroy", "reset"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestLostContextChild$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), loseEnv+"="+how)
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), lostMark) {
+			t.Fatalf("child (%s): %v\n%s", how, err, out)
+		}
+		for _, line := range strings.Split(string(out), "\n") {
+			if strings.Contains(line, "ErrLost as:") {
+				t.Logf("%s: %s", how, strings.TrimSpace(line))
+			}
 		}
 	}
 }
@@ -104,7 +109,11 @@ func TestLostContextChild(t *testing.T) {
 	for range 4 {
 		<-started
 	}
-	err = d.th.call(func() error { loseContext(d.ctx); return nil })
+	if os.Getenv(loseEnv) == "reset" {
+		d.SimulateReset()
+	} else {
+		err = d.th.call(func() error { loseContext(d.ctx); return nil })
+	}
 	failed.Store(err != nil)
 	wg.Wait()
 	if err != nil {

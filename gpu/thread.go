@@ -15,14 +15,17 @@ type glThread struct {
 	// while it is). lost is the first such answer, wrapping ErrLost; both
 	// are used on the GL thread only.
 	alive func() error
+	// after is asked after each call's work: a non-nil answer (a reset the
+	// driver reports) is the loss too.
+	after func() error
 	lost  error
 }
 
 // startThread locks a new goroutine to its OS thread and runs init there.
 // If init fails the goroutine exits and the error is returned. alive is
-// asked before every later call.
-func startThread(init, alive func() error) (*glThread, error) {
-	t := &glThread{work: make(chan func()), alive: alive}
+// asked before every later call, after once each call's work is done.
+func startThread(init, alive, after func() error) (*glThread, error) {
+	t := &glThread{work: make(chan func()), alive: alive, after: after}
 	errc := make(chan error)
 	go func() {
 		runtime.LockOSThread()
@@ -64,7 +67,14 @@ func (t *glThread) release(f func() error, gone func()) error {
 			done <- t.lost
 			return
 		}
-		done <- guard(f)
+		err := guard(f)
+		if lerr := guard(t.after); lerr != nil {
+			// The work ran on a context that is now lost: whatever it
+			// answered, its results cannot be trusted.
+			t.lost = fmt.Errorf("%w: %v", ErrLost, lerr)
+			err = t.lost
+		}
+		done <- err
 	}
 	return <-done
 }

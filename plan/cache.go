@@ -22,8 +22,8 @@ const DefaultMaxGraphs = 64
 // Decode after its session evicted it or closed.
 var ErrClosed = errors.New("plan: the session is closed or evicted this graph (load it again)")
 
-// graphCache is a Session's loaded graphs, least recently loaded at the
-// back. Its methods hold the Session's mu.
+// graphCache is a Session's loaded graphs, least recently used (loaded or
+// decoded) at the back. Its methods hold the Session's mu.
 type graphCache struct {
 	byKey map[loadKey]*list.Element // of *cached
 	order list.List
@@ -34,7 +34,7 @@ type cached struct {
 	g   *Graph
 }
 
-// get returns the graph loaded under key and marks it most recent.
+// get returns the graph loaded under key and marks it most recently used.
 func (c *graphCache) get(key loadKey) *Graph {
 	e, ok := c.byKey[key]
 	if !ok {
@@ -44,19 +44,32 @@ func (c *graphCache) get(key loadKey) *Graph {
 	return e.Value.(*cached).g
 }
 
+// touch marks g, loaded under key, most recently used (if the cache still
+// holds it).
+func (c *graphCache) touch(key loadKey, g *Graph) {
+	if e, ok := c.byKey[key]; ok && e.Value.(*cached).g == g {
+		c.order.MoveToFront(e)
+	}
+}
+
 // put adds g under key and returns the graphs that no longer fit in limit,
-// for the caller to close once it has let go of the lock.
+// least recently used first, for the caller to close once it has let go of
+// the lock. A held graph (Session.Hold) is never among them: while every
+// graph over the limit is held, the cache holds more than limit.
 func (c *graphCache) put(key loadKey, g *Graph, limit int) []*Graph {
 	if c.byKey == nil {
 		c.byKey = map[loadKey]*list.Element{}
 	}
 	c.byKey[key] = c.order.PushFront(&cached{key, g})
 	var out []*Graph
-	for c.order.Len() > limit {
-		e := c.order.Back()
-		c.order.Remove(e)
-		delete(c.byKey, e.Value.(*cached).key)
-		out = append(out, e.Value.(*cached).g)
+	for e := c.order.Back(); e != nil && c.order.Len() > limit; {
+		prev := e.Prev()
+		if v := e.Value.(*cached); v.g != g && v.g.holds == 0 {
+			c.order.Remove(e)
+			delete(c.byKey, v.key)
+			out = append(out, v.g)
+		}
+		e = prev
 	}
 	return out
 }

@@ -40,7 +40,7 @@ func (c *countingCloser) Close() error { c.n.Add(1); return nil }
 // rest once, and a Load after it is ErrClosed.
 func TestSessionEvictsAndCloses(t *testing.T) {
 	var closes atomic.Int64
-	s, err := newSession(Auto, closingGL{closes: &closes}, nil)
+	s, err := newSession(Auto, closingGL{closes: &closes}, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,8 +156,8 @@ func thousandGraphs(t *testing.T, choice Choice, fabric string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g.Fabric.Name() != fabric {
-			t.Fatalf("graph %d on %s, want %s", i, g.Fabric.Name(), fabric)
+		if g.Fabric().Name() != fabric {
+			t.Fatalf("graph %d on %s, want %s", i, g.Fabric().Name(), fabric)
 		}
 		if i%100 == 0 {
 			// Channel k is relu(w_k · x); check channel 0 on x = 100.
@@ -219,7 +219,7 @@ func TestHybridCloseOnDevice(t *testing.T) {
 // never a crash (run under -race in CI).
 func TestEvictionDuringDecodes(t *testing.T) {
 	var closes atomic.Int64
-	s, err := newSession(Auto, closingGL{closes: &closes}, nil)
+	s, err := newSession(Auto, closingGL{closes: &closes}, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}

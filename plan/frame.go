@@ -20,7 +20,8 @@ type framer interface {
 // the frame on the device (gpu.Program.DecodeFrame), for a window to show
 // without a trip through host memory.
 func (g *Graph) DecodeFrame(inputs []*tensor.T, scalars []int64) (*gpu.Frame, error) {
-	d := g.dec
+	g.s.used(g)
+	d := g.current()
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.closed {

@@ -339,10 +339,10 @@ func TestHybridSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Fabric.Name() != "hybrid" || g.Fabric.Profile() != certify.Acc64 {
-		t.Fatalf("fabric %s (%s)", g.Fabric.Name(), g.Fabric.Profile())
+	if g.Fabric().Name() != "hybrid" || g.Fabric().Profile() != certify.Acc64 {
+		t.Fatalf("fabric %s (%s)", g.Fabric().Name(), g.Fabric().Profile())
 	}
-	id := g.Fabric.Identity()
+	id := g.Fabric().Identity()
 	if id["cpu_fabric"] != "cpu" || id["gpu_fabric"] != "gpu" || id["min_work"] != "524288" {
 		t.Fatalf("identity %v", id)
 	}

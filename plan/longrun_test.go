@@ -99,8 +99,8 @@ func longRun(t *testing.T, s *Session, fabric string, n int) []mem {
 		t.Fatal(err)
 	}
 	for _, g := range []*Graph{seqG, plainG} {
-		if g.Fabric.Name() != fabric {
-			t.Fatalf("graph on %s, want %s", g.Fabric.Name(), fabric)
+		if g.Fabric().Name() != fabric {
+			t.Fatalf("graph on %s, want %s", g.Fabric().Name(), fabric)
 		}
 	}
 	seq := seqG.Sequence()

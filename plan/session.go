@@ -2,6 +2,7 @@ package plan
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -54,7 +55,7 @@ func softwareNote(f Fabric) string {
 	if !ok || !IsSoftware(g.GL().Renderer) {
 		return ""
 	}
-	return "GL renderer " + g.GL().Renderer + " is a software rasteriser; auto runs on the CPU reference (use --fabric gpu to run there)"
+	return "GL renderer " + g.GL().Renderer + " is a software rasteriser; auto runs on the CPU reference (choose the gpu fabric to run there)"
 }
 
 // IsSoftware reports whether a GL renderer string names a software rasteriser.
@@ -74,17 +75,27 @@ func IsSoftware(renderer string) bool {
 type Session struct {
 	choice Choice
 	cpu    Fabric // the acc64 fabric: the CPU reference, or the hybrid under Hybrid
-	gpu    Fabric // nil when no usable GL context, and under Hybrid
-	// Note says once why a session does not use the GPU ("" when it does).
-	Note string
 	// MaxGraphs is how many loaded graphs the session keeps
 	// (DefaultMaxGraphs when 0); loading one more closes the least
-	// recently loaded. Set it before the first Load.
+	// recently used graph that nobody holds (Hold). Set it before the
+	// first Load.
 	MaxGraphs int
 
 	mu     sync.Mutex
+	gpu    Fabric // nil when no usable GL context, under Hybrid, and after a loss under Auto
+	note   string
 	closed bool
 	loaded graphCache
+}
+
+// Options are a Session's settings beside its Choice.
+type Options struct {
+	// MaxGraphs is Session.MaxGraphs.
+	MaxGraphs int
+	// SoftwareGL lets Auto use a GL fabric whose renderer is a software
+	// rasteriser (llvmpipe), which it otherwise leaves for the CPU
+	// reference; tests of the GL path under Auto use it.
+	SoftwareGL bool
 }
 
 type loadKey struct {
@@ -96,16 +107,27 @@ type loadKey struct {
 // an error: the session runs on the CPU and Note says why. With GPU a missing
 // context is an error, and so it is with Hybrid, which loads every graph on
 // the hybrid fabric.
-func NewSession(choice Choice) (*Session, error) {
+func NewSession(choice Choice) (*Session, error) { return NewSessionWith(choice, Options{}) }
+
+// NewSessionWith is NewSession with options.
+func NewSessionWith(choice Choice, o Options) (*Session, error) {
+	var s *Session
+	var err error
 	if choice == CPU {
-		return newSession(choice, nil, nil)
+		s, err = newSession(choice, nil, nil, o.SoftwareGL)
+	} else {
+		g, gerr := OpenGPU()
+		s, err = newSession(choice, g, gerr, o.SoftwareGL)
 	}
-	g, err := OpenGPU()
-	return newSession(choice, g, err)
+	if s != nil {
+		s.MaxGraphs = o.MaxGraphs
+	}
+	return s, err
 }
 
-// newSession is NewSession over the GL fabric g, or gerr when there is none.
-func newSession(choice Choice, g Fabric, gerr error) (*Session, error) {
+// newSession is NewSession over the GL fabric g, or gerr when there is none;
+// software lets Auto use a software rasteriser.
+func newSession(choice Choice, g Fabric, gerr error, software bool) (*Session, error) {
 	s := &Session{choice: choice, cpu: NewCPU()}
 	if choice == CPU {
 		return s, nil
@@ -116,21 +138,53 @@ func newSession(choice Choice, g Fabric, gerr error) (*Session, error) {
 	case choice == Hybrid:
 		s.cpu = NewHybrid(g)
 	case gerr != nil:
-		s.Note = gerr.Error() + "; running on the CPU reference"
-	case choice == Auto && softwareNote(g) != "":
-		s.Note = softwareNote(g)
+		s.note = gerr.Error() + "; running on the CPU reference"
+	case choice == Auto && !software && softwareNote(g) != "":
+		s.note = softwareNote(g)
 	default:
 		s.gpu = g
 	}
 	return s, nil
 }
 
+// Note says why the session does not use the GPU (none present, a software
+// rasteriser under Auto, the GL context lost mid-run), or "" when it does.
+func (s *Session) Note() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.note
+}
+
 // Graph is a graph loaded for one fabric. It decodes until its session
-// closes or evicts it (see MaxGraphs); then Decode returns ErrClosed.
+// closes or evicts it (see MaxGraphs); then Decode returns ErrClosed. Under
+// Auto, a graph on the GPU whose GL context is lost (gpu.ErrLost) is loaded
+// again on the CPU reference and the decode runs there: the session routes
+// every graph to the CPU from then on, and Note says so.
 type Graph struct {
-	Model  *whg1.Graph
-	Fabric Fabric
-	dec    *guarded
+	Model *whg1.Graph
+	s     *Session
+	key   loadKey
+	src   []byte // the graph's bytes, to load it on the CPU after a loss
+
+	mu  sync.Mutex // over fab and dec, which a loss changes
+	fab Fabric
+	dec *guarded
+	// holds counts the Hold calls not yet released (the session's mu):
+	// the cache never evicts a held graph.
+	holds int
+}
+
+// Fabric is the fabric that runs the graph now.
+func (g *Graph) Fabric() Fabric {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.fab
+}
+
+func (g *Graph) current() *guarded {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.dec
 }
 
 // Load parses and certifies b (once per distinct bytes and fabric while the
@@ -139,18 +193,39 @@ type Graph struct {
 // that does not meet acc32 is refused (model_mismatch, §11 "In the sink":
 // an acc64 set runs only on an acc64 implementation). After Close it
 // returns ErrClosed.
-func (s *Session) Load(b []byte) (*Graph, error) {
+func (s *Session) Load(b []byte) (*Graph, error) { return s.load(b, false) }
+
+// Hold is Load for a caller that keeps the graph: the session does not
+// evict it, however many other graphs load, until Release. A set of graphs
+// held together may pass MaxGraphs; the cache then evicts only graphs that
+// nobody holds.
+func (s *Session) Hold(b []byte) (*Graph, error) { return s.load(b, true) }
+
+// Release ends one Hold of g; once none is left the graph may be evicted
+// like any other.
+func (s *Session) Release(g *Graph) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if g.holds > 0 {
+		g.holds--
+	}
+}
+
+func (s *Session) load(b []byte, hold bool) (*Graph, error) {
+	s.mu.Lock()
+	gf := s.gpu
+	s.mu.Unlock()
 	f := s.cpu
-	if s.gpu != nil {
+	if gf != nil {
 		ok, err := meetsAcc32(b)
 		if err != nil {
 			return nil, err
 		}
 		switch {
 		case ok:
-			f = s.gpu
+			f = gf
 		case s.choice == GPU:
-			return nil, refusal.New(refusal.ModelMismatch, "the graph's verdict does not meet acc32, and the gpu fabric implements acc32 only; run it with --fabric cpu or auto")
+			return nil, refusal.New(refusal.ModelMismatch, "the graph's verdict does not meet acc32, and the gpu fabric implements acc32 only; run it on the cpu fabric or auto")
 		}
 	}
 	key := loadKey{sha256.Sum256(b), f.Name()}
@@ -160,6 +235,9 @@ func (s *Session) Load(b []byte) (*Graph, error) {
 		return nil, ErrClosed
 	}
 	if g := s.loaded.get(key); g != nil {
+		if hold {
+			g.holds++
+		}
 		s.mu.Unlock()
 		return g, nil
 	}
@@ -168,7 +246,10 @@ func (s *Session) Load(b []byte) (*Graph, error) {
 		s.mu.Unlock()
 		return nil, err
 	}
-	g := &Graph{Model: model, Fabric: f, dec: &guarded{dec: dec}}
+	g := &Graph{Model: model, s: s, key: key, src: b, fab: f, dec: &guarded{dec: dec}}
+	if hold {
+		g.holds = 1
+	}
 	limit := s.MaxGraphs
 	if limit <= 0 {
 		limit = DefaultMaxGraphs
@@ -180,6 +261,46 @@ func (s *Session) Load(b []byte) (*Graph, error) {
 	// GL thread that is gone) is not this load's: b loaded.
 	closeAll(evicted)
 	return g, nil
+}
+
+// used marks g most recently used, so that a graph in use is the last the
+// cache evicts, however long ago it loaded.
+func (s *Session) used(g *Graph) {
+	s.mu.Lock()
+	s.loaded.touch(g.key, g)
+	s.mu.Unlock()
+}
+
+// reroute answers a GPU loss seen by a decode of g on old: under Auto the
+// session stops routing to the GPU (Note says why) and g is loaded again
+// on the CPU reference, once however many decodes saw the loss. It returns
+// the decoder to run on, or nil when the loss stands (another choice, or
+// the CPU load failed).
+func (s *Session) reroute(g *Graph, old *guarded, loss error) *guarded {
+	if s.choice != Auto {
+		return nil
+	}
+	s.mu.Lock()
+	if s.gpu != nil {
+		s.gpu = nil
+		s.note = fmt.Sprintf("%v; every graph runs on the CPU reference from now on", loss)
+	}
+	s.mu.Unlock()
+	g.mu.Lock()
+	if g.dec != old { // another decode rerouted it first
+		defer g.mu.Unlock()
+		return g.dec
+	}
+	dec, _, err := s.cpu.Load(g.src)
+	if err != nil {
+		g.mu.Unlock()
+		return nil
+	}
+	g.fab, g.dec = s.cpu, &guarded{dec: dec}
+	now := g.dec
+	g.mu.Unlock()
+	old.close() // forgets its GL objects: they went with the context
+	return now
 }
 
 // Close releases every graph the session holds (on the GL device too) and
@@ -205,8 +326,27 @@ func meetsAcc32(b []byte) (bool, error) {
 
 // Decode runs one decode (no state carried).
 func (g *Graph) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, error) {
-	return whg1.NewSequence(g.Model, g.dec).Decode(inputs, scalars)
+	return whg1.NewSequence(g.Model, routed{g}).Decode(inputs, scalars)
 }
 
 // Sequence starts a sequence of decodes that carries state (§10.3).
-func (g *Graph) Sequence() *whg1.Sequence { return whg1.NewSequence(g.Model, g.dec) }
+func (g *Graph) Sequence() *whg1.Sequence { return whg1.NewSequence(g.Model, routed{g}) }
+
+// routed decodes on the graph's current decoder, marks it used, and on a
+// GPU loss under Auto decodes again where the session reroutes it: the
+// lost decode returned no outputs and changed no state, so running it
+// again is the same decode.
+type routed struct{ g *Graph }
+
+func (r routed) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, error) {
+	g := r.g
+	g.s.used(g)
+	dec := g.current()
+	out, err := dec.Decode(inputs, scalars)
+	if err != nil && errors.Is(err, gpu.ErrLost) {
+		if now := g.s.reroute(g, dec, err); now != nil {
+			return now.Decode(inputs, scalars)
+		}
+	}
+	return out, err
+}

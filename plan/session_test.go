@@ -66,8 +66,8 @@ func TestCPUSessionDecodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Fabric.Name() != "cpu" {
-		t.Fatalf("fabric %s", g.Fabric.Name())
+	if g.Fabric().Name() != "cpu" {
+		t.Fatalf("fabric %s", g.Fabric().Name())
 	}
 	// relu(2x): [-2^30, -1, 7, 2^30] → [0, 0, 14, 2^31].
 	out, err := g.Decode(in4(-(1<<30), -1, 7, 1<<30), nil)
@@ -105,7 +105,7 @@ func TestAutoRoutesByRenderer(t *testing.T) {
 		{"softpipe", "cpu"},
 		{"NVIDIA H200/PCIe/SSE2", "gpu"},
 	} {
-		s, err := newSession(Auto, fakeGL{renderer: c.renderer}, nil)
+		s, err := newSession(Auto, fakeGL{renderer: c.renderer}, nil, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,20 +117,20 @@ func TestAutoRoutesByRenderer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g32.Fabric.Name() != c.fabric || g64.Fabric.Name() != "cpu" {
-			t.Errorf("%s: acc32 graph on %s, acc64 on %s; want %s, cpu", c.renderer, g32.Fabric.Name(), g64.Fabric.Name(), c.fabric)
+		if g32.Fabric().Name() != c.fabric || g64.Fabric().Name() != "cpu" {
+			t.Errorf("%s: acc32 graph on %s, acc64 on %s; want %s, cpu", c.renderer, g32.Fabric().Name(), g64.Fabric().Name(), c.fabric)
 		}
-		if software := c.fabric == "cpu"; software != strings.Contains(s.Note, c.renderer+" is a software rasteriser") {
-			t.Errorf("%s: note %q", c.renderer, s.Note)
+		if software := c.fabric == "cpu"; software != strings.Contains(s.Note(), c.renderer+" is a software rasteriser") {
+			t.Errorf("%s: note %q", c.renderer, s.Note())
 		}
 	}
 	// No GL fabric: the CPU, and the note says why.
-	s, err := newSession(Auto, nil, errors.New("gpu: no display"))
+	s, err := newSession(Auto, nil, errors.New("gpu: no display"), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g, err := s.Load(acc32Graph); err != nil || g.Fabric.Name() != "cpu" || s.Note != "gpu: no display; running on the CPU reference" {
-		t.Fatalf("no GPU: %v, note %q", err, s.Note)
+	if g, err := s.Load(acc32Graph); err != nil || g.Fabric().Name() != "cpu" || s.Note() != "gpu: no display; running on the CPU reference" {
+		t.Fatalf("no GPU: %v, note %q", err, s.Note())
 	}
 }
 
@@ -151,8 +151,8 @@ func TestAutoOnThisDevice(t *testing.T) {
 	if IsSoftware(renderer) {
 		want = "cpu"
 	}
-	if g32.Fabric.Name() != want || (want == "cpu") != (s.Note != "") {
-		t.Fatalf("renderer %q: acc32 graph on %s, want %s; note %q", renderer, g32.Fabric.Name(), want, s.Note)
+	if g32.Fabric().Name() != want || (want == "cpu") != (s.Note() != "") {
+		t.Fatalf("renderer %q: acc32 graph on %s, want %s; note %q", renderer, g32.Fabric().Name(), want, s.Note())
 	}
 	t.Logf("renderer %q: auto runs acc32 on %s", renderer, want)
 }
@@ -172,8 +172,8 @@ func TestGPUChoice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Fabric.Name() != "gpu" {
-		t.Fatalf("fabric %s", g.Fabric.Name())
+	if g.Fabric().Name() != "gpu" {
+		t.Fatalf("fabric %s", g.Fabric().Name())
 	}
 	// relu(3x) on [-100, -1, 0, 100] → [0, 0, 0, 300], as on the CPU.
 	out, err := g.Decode(in4(-100, -1, 0, 100), nil)

@@ -30,8 +30,8 @@ func stressWorker(s *Session, fabric string, ref []*cpuref.Program, r *rand.Rand
 		if err != nil {
 			return err
 		}
-		if g.Fabric.Name() != fabric {
-			return fmt.Errorf("graph %d on %s, want %s", k, g.Fabric.Name(), fabric)
+		if g.Fabric().Name() != fabric {
+			return fmt.Errorf("graph %d on %s, want %s", k, g.Fabric().Name(), fabric)
 		}
 		w := 1 + r.IntN(4)
 		steps := 1

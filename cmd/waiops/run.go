@@ -56,14 +56,14 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return fail(err, stdout, stderr)
 	}
 	defer sess.Close()
-	if sess.Note != "" {
-		fmt.Fprintln(stderr, "note:", sess.Note)
+	if sess.Note() != "" {
+		fmt.Fprintln(stderr, "note:", sess.Note())
 	}
 	g, err := sess.Load(graphBytes)
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
-	fmt.Fprintln(stderr, "fabric:", g.Fabric.Name())
+	fmt.Fprintln(stderr, "fabric:", g.Fabric().Name())
 	seq := g.Sequence()
 	if !sequence {
 		outs, err := seq.Decode(decodes[0].inputs, decodes[0].scalars)

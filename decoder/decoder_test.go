@@ -175,7 +175,7 @@ func isCode(err error, c refusal.Code) bool {
 func TestLoadAnyLowering(t *testing.T) {
 	set, payload := demo(t)
 	d := open(t, CPU)
-	s, err := d.Load(drivers.IntSynth, nil, File{Name: "int_synth.json", Data: set})
+	s, err := d.Load(IntSynth, LoadOptions{}, File{Name: "int_synth.json", Data: set})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestLoadAnyLowering(t *testing.T) {
 	if !bytes.Equal(s.Certificate(), typed.Certificate()) {
 		t.Error("certificates differ")
 	}
-	if _, err := d.Load("int_synth/9", nil); err == nil {
+	if _, err := d.Load("int_synth/9", LoadOptions{}); err == nil {
 		t.Error("an unknown lowering loads")
 	}
 }
@@ -229,7 +229,7 @@ func TestPCM(t *testing.T) {
 	}
 }
 
-// TestClose: after Close a loaded set decodes to plan.ErrClosed.
+// TestClose: after Close a loaded set decodes to ErrClosed.
 func TestClose(t *testing.T) {
 	set, payload := handSynth()
 	d, err := Open(Options{Fabric: CPU})
@@ -243,7 +243,7 @@ func TestClose(t *testing.T) {
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Decode(payload); !errors.Is(err, plan.ErrClosed) {
+	if _, err := s.Decode(payload); !errors.Is(err, ErrClosed) {
 		t.Errorf("after Close: %v", err)
 	}
 	if _, err := Open(Options{Fabric: "tpu"}); err == nil {

@@ -151,7 +151,7 @@ func runDecodeWorld(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
-	fmt.Fprintln(stderr, "fabric:", w.Fabric())
+	fmt.Fprintln(stderr, "fabric:", worldFabric(w))
 	var outs []output
 	var all []byte
 	for i, f := range frames {
@@ -207,16 +207,16 @@ func runDecodeJPEGAI(args []string, stdout, stderr io.Writer) int {
 		return fail(err, stdout, stderr)
 	}
 	defer d.Close()
-	y, uv, used, err := d.DecodeJPEGAIScale(in[0], in[1], in[2], seg)
+	res, err := d.DecodeJPEGAIScale(in[0], in[1], in[2], seg)
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
-	fmt.Fprintln(stderr, "fabric:", used)
+	fmt.Fprintln(stderr, "fabric:", res.Fabric)
 	var outs []output
 	for _, pl := range []struct {
 		name string
 		p    *decoder.ScalePlane
-	}{{"y", y}, {"uv", uv}} {
+	}{{"y", res.Y}, {"uv", res.UV}} {
 		for _, t := range []struct {
 			name string
 			t    *tensor.T
@@ -232,4 +232,13 @@ func runDecodeJPEGAI(args []string, stdout, stderr io.Writer) int {
 		return fail(err, stdout, stderr)
 	}
 	return 0
+}
+
+// worldFabric names where a world pair runs: one fabric, or each graph's
+// when T and g_s run on different ones.
+func worldFabric(w *decoder.World) string {
+	if t, gs := w.TransitionFabric(), w.Fabric(); t != gs {
+		return fmt.Sprintf("T %s, g_s %s", t, gs)
+	}
+	return string(w.Fabric())
 }

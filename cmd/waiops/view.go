@@ -10,6 +10,7 @@ import (
 
 	"github.com/waiops/waiops/decoder"
 	"github.com/waiops/waiops/gpu"
+	"github.com/waiops/waiops/internal/devframe"
 )
 
 func init() {
@@ -45,12 +46,12 @@ const viewUsage = " [--scale N] [--frames N] [--save DIR] [--paused] "
 // fabric that decoded it (dev).
 type shown struct {
 	host *decoder.Frame
-	dev  *gpu.Frame
+	dev  *decoder.DeviceFrame
 }
 
 func (s shown) size() (w, h int) {
 	if s.dev != nil {
-		return s.dev.W, s.dev.H
+		return s.dev.Width(), s.dev.Height()
 	}
 	return s.host.Width(), s.host.Height()
 }
@@ -59,7 +60,7 @@ func (s shown) size() (w, h int) {
 // buffer, a host frame through host memory.
 func (s shown) show(win *gpu.Window, scale int) error {
 	if s.dev != nil {
-		return win.ShowFrame(s.dev, scale)
+		return win.ShowFrame(devframe.Of(s.dev), scale)
 	}
 	return win.ShowRGB(s.host.RGB(), s.host.Width(), s.host.Height(), scale)
 }
@@ -68,11 +69,8 @@ func (s shown) show(win *gpu.Window, scale int) error {
 func (s shown) png() ([]byte, error) {
 	f := s.host
 	if s.dev != nil {
-		rgb, err := s.dev.RGB()
-		if err != nil {
-			return nil, err
-		}
-		if f, err = decoder.FrameOf(s.dev.W, s.dev.H, rgb); err != nil {
+		var err error
+		if f, err = s.dev.Frame(); err != nil {
 			return nil, err
 		}
 	}
@@ -193,8 +191,8 @@ func runViewSynth(args []string, stdout, stderr io.Writer) int {
 	// On the GL fabric the frames stay on the device (rgba8 layout, then
 	// the texture upload from that buffer); elsewhere they come through
 	// the host.
-	src := &synthSource{s: s, payload: in[1], device: s.Fabric() == "gpu"}
-	return view(src, "int_synth", s.Fabric(), vf, stdout, stderr)
+	src := &synthSource{s: s, payload: in[1], device: s.Fabric() == decoder.GPU}
+	return view(src, "int_synth", string(s.Fabric()), vf, stdout, stderr)
 }
 
 // runViewWorld is `waiops view world --T T.whm --gs g_s.whm --z0 Z.json
@@ -232,7 +230,7 @@ func runViewWorld(args []string, stdout, stderr io.Writer) int {
 		return fail(err, stdout, stderr)
 	}
 	src := &worldSource{w: w, z0: in[2], rows: rows}
-	return view(src, "world", w.Fabric(), vf, stdout, stderr)
+	return view(src, "world", worldFabric(w), vf, stdout, stderr)
 }
 
 // autoScale is the largest whole factor up to 8 that keeps a w×h frame

@@ -22,15 +22,15 @@ func TestPriorUsageCommand(t *testing.T) {
 	if out, _, rc := run("prior", "usage", carriageFiles+"usage/title.json"); rc != 0 || out != "ok\n" {
 		t.Errorf("good statement: exit %d: %q", rc, out)
 	}
-	out, _, rc := run("prior", "usage", carriageFiles+"usage/bad_licence_double_space.json")
-	if rc != 3 || !strings.HasPrefix(out, "refuse set_usage_malformed: ") || !strings.Contains(out, "single spaces") {
-		t.Errorf("broken statement: exit %d: %q", rc, out)
+	out, msg, rc := run("prior", "usage", carriageFiles+"usage/bad_licence_double_space.json")
+	if rc != 3 || out != "" || !strings.HasPrefix(msg, "refuse set_usage_malformed: ") || !strings.Contains(msg, "single spaces") {
+		t.Errorf("broken statement: exit %d: %q %q", rc, out, msg)
 	}
 	// Past 65 536 bytes: refused without the whole file read.
 	big := filepath.Join(t.TempDir(), "big.json")
 	os.WriteFile(big, make([]byte, 1<<20), 0o644)
-	if out, _, rc := run("prior", "usage", big); rc != 3 || !strings.Contains(out, "65 536") {
-		t.Errorf("1 MiB statement: exit %d: %q", rc, out)
+	if out, msg, rc := run("prior", "usage", big); rc != 3 || out != "" || !strings.Contains(msg, "65 536") {
+		t.Errorf("1 MiB statement: exit %d: %q %q", rc, out, msg)
 	}
 	if _, _, rc := run("prior", "usage"); rc != 2 {
 		t.Errorf("no FILE: exit %d", rc)
@@ -74,9 +74,9 @@ func TestPriorSealOpen(t *testing.T) {
 		{"sealed/l_2_40_past_the_file.wsk1", "keys.json", "sealed_malformed"},
 	} {
 		cdir := t.TempDir()
-		out, _, rc := run("prior", "open", "--keys", carriageFiles+c.keys, carriageFiles+c.in, filepath.Join(cdir, "out"))
-		if rc != 3 || !strings.HasPrefix(out, "refuse "+c.code+": ") {
-			t.Errorf("%s with %s: exit %d: %q", c.in, c.keys, rc, out)
+		out, msg, rc := run("prior", "open", "--keys", carriageFiles+c.keys, carriageFiles+c.in, filepath.Join(cdir, "out"))
+		if rc != 3 || out != "" || !strings.HasPrefix(msg, "refuse "+c.code+": ") {
+			t.Errorf("%s with %s: exit %d: %q %q", c.in, c.keys, rc, out, msg)
 		}
 		if left, _ := os.ReadDir(cdir); len(left) != 0 {
 			t.Errorf("%s with %s: a refused open left %v", c.in, c.keys, left)
@@ -86,9 +86,11 @@ func TestPriorSealOpen(t *testing.T) {
 	if _, _, rc := run("prior", "seal", "--key", "00", "--kid", testKID, "--iv", titleIV, carriageFiles+"title.plain", filepath.Join(dir, "x")); rc != 2 {
 		t.Errorf("short key: exit %d", rc)
 	}
-	out, _, rc = run("prior", "seal", "--key", testKey, "--kid", testKID, "--iv", titleIV, "--inner-form", "wai.prior.tree", carriageFiles+"title.plain", filepath.Join(dir, "x"))
-	if rc != 3 || !strings.HasPrefix(out, "refuse sealed_inner_form: ") {
-		t.Errorf("tree form: exit %d: %q", rc, out)
+	keyFile := filepath.Join(dir, "key")
+	os.WriteFile(keyFile, []byte(testKey+"\n"), 0o600)
+	out, msg, rc := run("prior", "seal", "--key-file", keyFile, "--kid", testKID, "--iv", titleIV, "--form", "wai.prior.tree", carriageFiles+"title.plain", filepath.Join(dir, "x"))
+	if rc != 3 || out != "" || !strings.HasPrefix(msg, "refuse sealed_inner_form: ") {
+		t.Errorf("tree form: exit %d: %q %q", rc, out, msg)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x")); err == nil {
 		t.Error("a refused seal wrote OUT")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,7 +9,7 @@ import (
 )
 
 func init() {
-	commands["lower"] = command{"lower a parameter set to WHG1 graphs and its certificate (§13, §8.5)", runLower}
+	commands["lower"] = command{summary: "lower a parameter set to WHG1 graphs and its certificate (integer-operators §13, §8.5)", run: runLower}
 }
 
 // runLower is `waiops lower --lowering L [--capability C] FILE... --out DIR`.
@@ -36,34 +35,28 @@ func runLower(args []string, stdout, stderr io.Writer) int {
 	for i, n := range names {
 		b, err := os.ReadFile(n)
 		if err != nil {
-			fmt.Fprintf(stderr, "waiops: %v\n", err)
-			return 2
+			return fail(err, stderr)
 		}
 		files[i] = drivers.File{Name: n, Data: b}
 	}
 	set, lowerErr := drivers.Lower(*lowering, capability, files)
 	if set == nil {
-		return fail(lowerErr, stdout, stderr)
+		return fail(lowerErr, stderr)
 	}
 	if err := writeSet(set, *out); err != nil {
-		fmt.Fprintf(stderr, "waiops: %v\n", err)
-		return 2
+		return fail(err, stderr)
 	}
 	if lowerErr != nil {
-		return fail(lowerErr, stdout, stderr)
+		return fail(lowerErr, stderr)
 	}
 	return 0
 }
 
 // writeSet writes each role's graph and the certificate into dir.
 func writeSet(set *drivers.Set, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
+	var outs []output
 	for _, r := range set.Roles {
-		if err := os.WriteFile(filepath.Join(dir, r.Name+".whg1"), r.Bytes, 0o644); err != nil {
-			return err
-		}
+		outs = append(outs, output{filepath.Join(dir, r.Name+".whg1"), r.Bytes})
 	}
-	return os.WriteFile(filepath.Join(dir, "certificate.json"), set.Certificate, 0o644)
+	return writeOutputs(append(outs, output{filepath.Join(dir, "certificate.json"), set.Certificate}), nil)
 }

@@ -237,10 +237,7 @@ func TestPriorServeEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "waiops")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := builtCommand(t)
 	set, head, _, a, b := treeStores(t)
 	start := func(dir string) (string, *exec.Cmd) {
 		cmd := exec.Command(bin, "prior", "serve", dir, "--addr", "127.0.0.1:0")

@@ -48,9 +48,8 @@ func vectorsCheck(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	c, err := vectors.Project(pos[0])
-	if err != nil {
-		fmt.Fprintf(stdout, "FAIL %v\n", err)
-		return 1
+	if err != nil { // no corpus to check: a failure, not a check's result
+		return fail(err, stderr)
 	}
 	sum, err := vectors.Check(c)
 	if err != nil {

@@ -32,7 +32,7 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 		setSum = &s
 		return nil
 	})
-	lowering := fs.String("lowering", "whg1", "the §13 lowering identifier")
+	lowering := fs.String("lowering", "whg1", "the lowering identifier (integer-operators §13)")
 	admissible := fs.String("admissible", "", "print the admissible range of this tensor index")
 	profile := fs.String("profile", "", "the profile for --admissible: acc32 or acc64")
 	files, err := parseArgs(fs, args)

@@ -192,7 +192,7 @@ func runDecodeJPEGAI(args []string, stdout, stderr io.Writer) int {
 		{"sorp", "the segment file holding the SORP segment's payload"},
 		{"sors", "the segment file holding the SORS segment's payload"},
 		{"grfs", `the GRFS flags, G.json: {"y": [160 flags], "uv": [96 flags]}, each true/false or 0/1`},
-		{"out", "the directory for <plane>/<name>.json, each a §14.1 tensor in canonical JSON"},
+		{"out", "the directory for <plane>/<name>.json, each an integer-operators §14.1 tensor in canonical JSON"},
 	} {
 		paths[f.name] = fs.String(f.name, "", f.help)
 	}

@@ -21,7 +21,7 @@ func runLower(args []string, stdout, stderr io.Writer) int {
 	setUsage(fs, "--lowering L [--capability C] FILE... --out DIR")
 	var capability *string
 	fs.Func("capability", "the capability string (default null)", func(s string) error { capability = &s; return nil })
-	lowering := fs.String("lowering", "", "the §13 lowering: int_synth/1, whm1/1, wam1/1, wmb1/1, world/1 or jpegai-int/1")
+	lowering := fs.String("lowering", "", "the lowering (integer-operators §13): int_synth/1, whm1/1, wam1/1, wmb1/1, world/1 or jpegai-int/1")
 	out := fs.String("out", "", "the directory to write the graphs and certificate.json into")
 	names, err := parseArgs(fs, args)
 	if err != nil {

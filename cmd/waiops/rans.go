@@ -19,10 +19,10 @@ func init() {
 
 // ransHelp says how both rans commands read their input.
 const ransHelp = `Input: one JSON object, from FILE or from stdin when FILE is absent or "-",
-in the §14.1 stage form, every integer a decimal string:
+in the stage form of integer-operators §14.1, every integer a decimal string:
   decode: {"stream": hex, "tables": [{"cdf": [...], "offset": o}...], "reads": [table index...]}
   encode: the same with "symbols": [...] in place of "stream".
-The modes are E1's: give them as a "modes" member of the object, in the §14.1
+The modes are E1's (integer-operators §5E): give them as a "modes" member, in the §14.1
 form {"table", "escape", "end"[, "lo", "hi"]}, or with the flags below; not both.
 Output: canonical JSON on stdout, {"symbols": [...]} or {"stream": hex}.
 A refusal prints "refuse <code>: <why>" on stderr and exits 3; input that does

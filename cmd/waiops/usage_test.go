@@ -93,6 +93,11 @@ func TestGroupListsItsCommands(t *testing.T) {
 	if _, se, rc := call("nosuch"); rc != 2 || !strings.HasPrefix(se, "waiops: unknown command \"nosuch\"\n") {
 		t.Errorf("waiops nosuch: exit %d, stderr %q", rc, se)
 	}
+	for _, args := range [][]string{{"help", "nosuch"}, {"help", "prior", "nosuch"}, {"help", "prior", "load", "extra"}} {
+		if so, se, rc := call(args...); rc != 2 || so != "" || !strings.HasPrefix(se, "waiops: unknown command ") {
+			t.Errorf("waiops %s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), rc, so, se)
+		}
+	}
 }
 
 var flagLine = regexp.MustCompile(`^  -(\S+)`)

@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	commands["bench"] = command{"benchmark operators and a synthesis network on every fabric", benchCmd}
+	commands["bench"] = command{summary: "benchmark operators and a synthesis network on every fabric", run: benchCmd}
 }
 
 // benchCmd is `waiops bench [--quick] [--fabric all|cpu|gpu|hybrid] [--out
@@ -64,7 +64,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	fabrics, notes, err := plan.Fabrics(*fabric)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	for _, n := range notes {
 		fmt.Fprintln(stderr, "note:", n)
@@ -88,7 +88,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	cases := sweep.Cases()
 	if *peerData != "" {
 		if err := bench.WritePeerData(*peerData, cases, opt.Runs); err != nil {
-			return fail(err, stdout, stderr)
+			return fail(err, stderr)
 		}
 	}
 	r := &bench.Report{Machine: bench.Machine(), Fabrics: map[string]map[string]string{}, Notes: notes}
@@ -107,7 +107,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		r.Peers = bench.RunPeers(strings.Split(*peers, ","), *peersDir, peerSide, opt.Runs)
 	}
 	if err := r.Write(*out); err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	bad := 0
 	for _, f := range r.Figures {

@@ -4,20 +4,16 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
 
 	"github.com/waiops/waiops/carriage/dcz"
 	"github.com/waiops/waiops/carriage/fetch"
@@ -26,10 +22,10 @@ import (
 )
 
 func init() {
-	commands["prior fetch"] = command{"fetch a set by digest from set roots over HTTP and hold it (prior-carriage §15, §16)", runPriorFetch}
-	commands["prior fetch-tree"] = command{"fetch a set by range from several sources, each piece verified on arrival (prior-carriage §19.2)", runPriorFetchTree}
-	commands["prior serve"] = command{"serve a store as a set root over HTTP (prior-carriage §15, §16, §18.1)", runPriorServe}
-	commands["prior dcz"] = command{"code a successor as dcz against its predecessor (prior-carriage §16, RFC 9842)", runPriorDcz}
+	commands["prior fetch"] = command{summary: "fetch a set by digest from set roots over HTTP and hold it (prior-carriage §15, §16)", runCtx: runPriorFetch}
+	commands["prior fetch-tree"] = command{summary: "fetch a set by range from several sources, each piece verified on arrival (prior-carriage §19.2)", runCtx: runPriorFetchTree}
+	commands["prior serve"] = command{summary: "serve a store as a set root over HTTP (prior-carriage §15, §16, §18.1)", runCtx: runPriorServe}
+	commands["prior dcz"] = command{summary: "code a successor as dcz against its predecessor (prior-carriage §16, RFC 9842)", run: runPriorDcz}
 }
 
 // progressFloor is the smallest transfer that shows a progress bar.
@@ -39,7 +35,7 @@ const progressFloor = 4 << 20
 // than progressFloor bytes when stderr is a terminal, and nothing otherwise.
 func progress(stderr io.Writer) func(total int64) fetch.Meter {
 	f, ok := stderr.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+	if !ok || !isTerminal(f) {
 		return nil
 	}
 	return func(total int64) fetch.Meter {
@@ -81,7 +77,7 @@ func digestArg(what, s string) ([32]byte, error) {
 // [--max-bytes N] [--timeout DUR]`: `held <digest>` on stdout once the set
 // is held at DIR/<digest>; each root passed over on stderr. --form is the
 // pin's declared form, checked by §2 before any request.
-func runPriorFetch(args []string, stdout, stderr io.Writer) int {
+func runPriorFetch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior fetch", stderr)
 	setUsage(fs, "DIGEST --store DIR [--root URL]... [--hint URL]... [--origin URL] [--listing] [--form F] [--predecessor DIGEST] [--max-bytes N] [--timeout DUR]")
 	dir := fs.String("store", "", "the content-addressed store: DIR/<sha256> for each resource held")
@@ -91,7 +87,7 @@ func runPriorFetch(args []string, stdout, stderr io.Writer) int {
 	origin := fs.String("origin", "", "the origin, whose well-known root /.well-known/wai-sets/ is asked last")
 	listing := fs.Bool("listing", false, "the digest names a wai.prior.set listing: fetch it, then each file it names that the store lacks")
 	form := fs.String("form", "", "the pin's declared form (prior-carriage §2): wai.prior.set fetches a listing; sealed sets and tree heads are form_unreadable here")
-	predHex := fs.String("predecessor", "", "a held set to name as a dcz dictionary (§16); with --listing, a held listing whose files are named path by path")
+	predHex := fs.String("predecessor", "", "a held set to name as a dcz dictionary (prior-carriage §16); with --listing, a held listing whose files are named path by path")
 	maxBytes := fs.String("max-bytes", "", "the byte bound, inclusive: a set of more bytes is refused without reading past the bound (default 2^40)")
 	timeout := fs.Duration("timeout", fetch.DefaultTimeout, "how long a request may stay silent")
 	pos, ok := positionals(fs, args, 1, func() bool { return *dir != "" && *timeout > 0 })
@@ -104,7 +100,7 @@ func runPriorFetch(args []string, stdout, stderr io.Writer) int {
 	}
 	isListing, err := fetch.PinForm(*form)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	if *listing && *form != "" && !isListing {
 		return usageError(fs, fmt.Errorf("--listing names a wai.prior.set, not form %s", *form))
@@ -129,32 +125,23 @@ func runPriorFetch(args []string, stdout, stderr io.Writer) int {
 		return usageError(fs, err)
 	}
 	f := &fetch.Fetcher{Store: store.Store(*dir), Timeout: *timeout, MaxBytes: bound, Report: reporter(stderr), Progress: progress(stderr)}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	if *listing {
 		_, err = f.FetchListing(ctx, d, all, pred)
 	} else {
 		err = f.Fetch(ctx, d, all, pred)
 	}
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return failCtx(ctx, err, stderr)
 	}
 	fmt.Fprintf(stdout, "held %x\n", d)
 	return 0
-}
-
-// usageError reports a wrong argument as bad usage (exit 2).
-func usageError(fs *flag.FlagSet, err error) int {
-	fmt.Fprintf(fs.Output(), "%s: %v\n", fs.Name(), err)
-	fs.Usage()
-	return 2
 }
 
 // runPriorFetchTree is `waiops prior fetch-tree HEAD.wtr1 --store DIR
 // --source URL [--source URL]... [--timeout DUR]`: `held <inner>` on stdout
 // once the set is held at DIR/<inner>; each failed attempt at a piece on
 // stderr.
-func runPriorFetchTree(args []string, stdout, stderr io.Writer) int {
+func runPriorFetchTree(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior fetch-tree", stderr)
 	setUsage(fs, "HEAD.wtr1 --store DIR --source URL [--source URL]... [--timeout DUR]")
 	dir := fs.String("store", "", "the content-addressed store: the set is held at DIR/<inner>")
@@ -172,61 +159,68 @@ func runPriorFetchTree(args []string, stdout, stderr io.Writer) int {
 	}
 	h, err := readHead(pos[0])
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	f := &fetch.Fetcher{Store: store.Store(*dir), Timeout: *timeout, Report: reporter(stderr), Progress: progress(stderr)}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	if err := f.FetchTree(ctx, h, sources); err != nil {
-		return fail(err, stdout, stderr)
+		return failCtx(ctx, err, stderr)
 	}
 	fmt.Fprintf(stdout, "held %x\n", h.Inner)
 	return 0
 }
 
-// runPriorServe is `waiops prior serve DIR [--addr 127.0.0.1:PORT]
-// [--origin]`: it prints `serving <root>` on stdout once it listens, and
-// stops on SIGINT or SIGTERM, letting requests in flight finish.
-func runPriorServe(args []string, stdout, stderr io.Writer) int {
+// runPriorServe is `waiops prior serve --store DIR [--addr
+// 127.0.0.1:PORT] [--origin]` (DIR may stand as the one positional
+// argument instead, the older form): it prints `serving <root>` on stdout
+// once it listens, and stops on SIGINT or SIGTERM, letting requests in
+// flight finish. Its ordinary end is that stop: a clean shutdown exits 0.
+func runPriorServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior serve", stderr)
-	setUsage(fs, "DIR [--addr 127.0.0.1:PORT] [--origin]")
+	setUsage(fs, "--store DIR [--addr 127.0.0.1:PORT] [--origin]   (or: prior serve DIR ...)")
+	dir := fs.String("store", "", "the content-addressed store to serve, DIR/<sha256> for each resource, as prior fetch holds them")
 	addr := fs.String("addr", "127.0.0.1:0", "the address to listen on (port 0: any free port)")
-	origin := fs.Bool("origin", false, "serve as the sets' origin: sets whose terms say redistribute false are served too (§18.1)")
-	pos, ok := positionals(fs, args, 1, nil)
-	if !ok {
+	origin := fs.Bool("origin", false, "serve as the sets' origin: sets whose terms say redistribute false are served too (prior-carriage §18.1)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
 		return 2
 	}
-	if fi, err := os.Stat(pos[0]); err != nil || !fi.IsDir() {
-		return fail(fmt.Errorf("%s is not a directory", pos[0]), stdout, stderr)
+	switch {
+	case len(pos) > 1 || len(pos) == 1 && *dir != "" && *dir != pos[0]:
+		return usageError(fs, fmt.Errorf("give the store once, as --store DIR or as DIR"))
+	case len(pos) == 1:
+		*dir = pos[0]
+	case *dir == "":
+		return usageError(fs, fmt.Errorf("give the store: --store DIR"))
+	}
+	if fi, err := os.Stat(*dir); err != nil || !fi.IsDir() {
+		return fail(fmt.Errorf("%s is not a directory", *dir), stderr)
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
-	srv := &http.Server{Handler: serve.New(store.Store(pos[0]), *origin), ReadHeaderTimeout: 30 * time.Second}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	srv := &http.Server{Handler: serve.New(store.Store(*dir), *origin), ReadHeaderTimeout: 30 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	fmt.Fprintf(stdout, "serving http://%s%s\n", ln.Addr(), fetch.WellKnown)
 	select {
 	case err := <-done:
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	case <-ctx.Done():
 	}
 	shut, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shut); err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	return 0
 }
 
-// runPriorDcz is `waiops prior dcz --dictionary PRED IN OUT`: OUT is IN
-// coded as dcz against PRED (the 40-byte header, then one Zstandard frame
+// runPriorDcz is `waiops prior dcz --dictionary PRED IN OUT`: OUT (- for
+// stdout) is IN coded as dcz against PRED (the 40-byte header, then one Zstandard frame
 // with PRED as its raw dictionary).
 func runPriorDcz(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior dcz", stderr)
@@ -238,15 +232,15 @@ func runPriorDcz(args []string, stdout, stderr io.Writer) int {
 	}
 	pred, err := os.ReadFile(*dict)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	in, err := os.Open(pos[0])
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	defer in.Close()
-	if err := writeAtomic(pos[1], func(w io.Writer) error { return dcz.Encode(w, pred, in) }); err != nil {
-		return fail(err, stdout, stderr)
+	if err := writeResult(pos[1], stdout, func(w io.Writer) error { return dcz.Encode(w, pred, in) }); err != nil {
+		return fail(err, stderr)
 	}
 	return 0
 }

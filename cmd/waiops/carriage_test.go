@@ -10,7 +10,7 @@ import (
 
 const carriageFiles = "../../vectors/carriage/files/"
 
-// The corpus's published test key, kid and title's iv (DECISIONS H8).
+// The corpus's published test key, kid and title's iv (docs/READINGS.md, carriage).
 const (
 	testKey  = "7761692d6f70732074657374206b6579"
 	testKID  = "7761692d6f70732074657374206b6964"
@@ -22,15 +22,15 @@ func TestPriorUsageCommand(t *testing.T) {
 	if out, _, rc := run("prior", "usage", carriageFiles+"usage/title.json"); rc != 0 || out != "ok\n" {
 		t.Errorf("good statement: exit %d: %q", rc, out)
 	}
-	out, _, rc := run("prior", "usage", carriageFiles+"usage/bad_licence_double_space.json")
-	if rc != 3 || !strings.HasPrefix(out, "refuse set_usage_malformed: ") || !strings.Contains(out, "single spaces") {
-		t.Errorf("broken statement: exit %d: %q", rc, out)
+	out, msg, rc := run("prior", "usage", carriageFiles+"usage/bad_licence_double_space.json")
+	if rc != 3 || out != "" || !strings.HasPrefix(msg, "refuse set_usage_malformed: ") || !strings.Contains(msg, "single spaces") {
+		t.Errorf("broken statement: exit %d: %q %q", rc, out, msg)
 	}
 	// Past 65 536 bytes: refused without the whole file read.
 	big := filepath.Join(t.TempDir(), "big.json")
 	os.WriteFile(big, make([]byte, 1<<20), 0o644)
-	if out, _, rc := run("prior", "usage", big); rc != 3 || !strings.Contains(out, "65 536") {
-		t.Errorf("1 MiB statement: exit %d: %q", rc, out)
+	if out, msg, rc := run("prior", "usage", big); rc != 3 || out != "" || !strings.Contains(msg, "65 536") {
+		t.Errorf("1 MiB statement: exit %d: %q %q", rc, out, msg)
 	}
 	if _, _, rc := run("prior", "usage"); rc != 2 {
 		t.Errorf("no FILE: exit %d", rc)
@@ -74,9 +74,9 @@ func TestPriorSealOpen(t *testing.T) {
 		{"sealed/l_2_40_past_the_file.wsk1", "keys.json", "sealed_malformed"},
 	} {
 		cdir := t.TempDir()
-		out, _, rc := run("prior", "open", "--keys", carriageFiles+c.keys, carriageFiles+c.in, filepath.Join(cdir, "out"))
-		if rc != 3 || !strings.HasPrefix(out, "refuse "+c.code+": ") {
-			t.Errorf("%s with %s: exit %d: %q", c.in, c.keys, rc, out)
+		out, msg, rc := run("prior", "open", "--keys", carriageFiles+c.keys, carriageFiles+c.in, filepath.Join(cdir, "out"))
+		if rc != 3 || out != "" || !strings.HasPrefix(msg, "refuse "+c.code+": ") {
+			t.Errorf("%s with %s: exit %d: %q %q", c.in, c.keys, rc, out, msg)
 		}
 		if left, _ := os.ReadDir(cdir); len(left) != 0 {
 			t.Errorf("%s with %s: a refused open left %v", c.in, c.keys, left)
@@ -86,9 +86,11 @@ func TestPriorSealOpen(t *testing.T) {
 	if _, _, rc := run("prior", "seal", "--key", "00", "--kid", testKID, "--iv", titleIV, carriageFiles+"title.plain", filepath.Join(dir, "x")); rc != 2 {
 		t.Errorf("short key: exit %d", rc)
 	}
-	out, _, rc = run("prior", "seal", "--key", testKey, "--kid", testKID, "--iv", titleIV, "--inner-form", "wai.prior.tree", carriageFiles+"title.plain", filepath.Join(dir, "x"))
-	if rc != 3 || !strings.HasPrefix(out, "refuse sealed_inner_form: ") {
-		t.Errorf("tree form: exit %d: %q", rc, out)
+	keyFile := filepath.Join(dir, "key")
+	os.WriteFile(keyFile, []byte(testKey+"\n"), 0o600)
+	out, msg, rc := run("prior", "seal", "--key-file", keyFile, "--kid", testKID, "--iv", titleIV, "--form", "wai.prior.tree", carriageFiles+"title.plain", filepath.Join(dir, "x"))
+	if rc != 3 || out != "" || !strings.HasPrefix(msg, "refuse sealed_inner_form: ") {
+		t.Errorf("tree form: exit %d: %q %q", rc, out, msg)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x")); err == nil {
 		t.Error("a refused seal wrote OUT")
@@ -105,5 +107,49 @@ func TestPriorListCommand(t *testing.T) {
 	want, _ := os.ReadFile(carriageFiles + "sets/usage_top_level.listing")
 	if !bytes.Equal(got, want) {
 		t.Errorf("listing %s, want the committed one", got)
+	}
+}
+
+// TestPriorSealKeyFileAndStdout: the key read from stdin (--key-file -),
+// OUT "-" writes the sealed set on stdout, byte for byte the committed
+// title.wsk1, and its identities line on stderr; no note about argv, which
+// holds no key. Opening to "-" gives the plaintext on stdout alike.
+func TestPriorSealKeyFileAndStdout(t *testing.T) {
+	old := stdin
+	stdin = strings.NewReader(testKey + "\n")
+	defer func() { stdin = old }()
+	so, se, rc := run("prior", "seal", "--key-file", "-", "--kid", testKID, "--iv", titleIV, "--form", "wai.prior.safetensors",
+		"--usage", carriageFiles+"title-usage.json", carriageFiles+"title.plain", "-")
+	want, _ := os.ReadFile(carriageFiles + "title.wsk1")
+	if rc != 0 || so != string(want) || !strings.HasPrefix(se, "sealed ") || !strings.HasSuffix(se, " inner "+titleSHA+"\n") {
+		t.Fatalf("seal to stdout: exit %d, %d bytes on stdout, stderr %q", rc, len(so), se)
+	}
+	so, se, rc = run("prior", "open", "--keys", carriageFiles+"keys.json", carriageFiles+"title.wsk1", "-")
+	plain, _ := os.ReadFile(carriageFiles + "title.plain")
+	if rc != 0 || so != string(plain) || se != "inner "+titleSHA+" form wai.prior.safetensors\n" {
+		t.Fatalf("open to stdout: exit %d, %d bytes on stdout, stderr %q", rc, len(so), se)
+	}
+	// --key still works, with the note; both or neither is bad usage.
+	out := filepath.Join(t.TempDir(), "x")
+	if so, se, rc := run("prior", "seal", "--key", testKey, "--kid", testKID, "--iv", titleIV, carriageFiles+"title.plain", out); rc != 0 ||
+		!strings.HasPrefix(so, "sealed ") || !strings.HasPrefix(se, "note: --key puts the key in the command line") {
+		t.Errorf("--key: exit %d, %q %q", rc, so, se)
+	}
+	for _, keys := range [][]string{{}, {"--key", testKey, "--key-file", "-"}} {
+		args := append(append([]string{"prior", "seal"}, keys...), "--kid", testKID, "--iv", titleIV, carriageFiles+"title.plain", out)
+		if so, se, rc := run(args...); rc != 2 || so != "" || !strings.Contains(se, "give the key once") {
+			t.Errorf("%v: exit %d, %q %q", keys, rc, so, se)
+		}
+	}
+}
+
+// TestPriorServeStoreFlag: the store given both ways and differently, or
+// not at all, is bad usage.
+func TestPriorServeStoreFlag(t *testing.T) {
+	for _, args := range [][]string{{"--store", "a", "b"}, {}, {"a", "b"}} {
+		so, se, rc := run(append([]string{"prior", "serve"}, args...)...)
+		if rc != 2 || so != "" || !strings.Contains(se, "give the store") {
+			t.Errorf("%v: exit %d, %q %q", args, rc, so, se)
+		}
 	}
 }

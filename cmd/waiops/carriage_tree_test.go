@@ -38,32 +38,32 @@ func TestPriorTreeCommands(t *testing.T) {
 	set[2*2048+100] ^= 1
 	changed := filepath.Join(tmp, "changed")
 	os.WriteFile(changed, set, 0o644)
-	so, _, rc := run("prior", "verify", head, changed)
-	if rc != 3 || !strings.HasPrefix(so, "piece 2: tree_piece_mismatch\nrefuse tree_piece_mismatch: ") || strings.Count(so, "\n") != 2 {
-		t.Fatalf("verify changed: %d %q", rc, so)
+	so, se, rc := run("prior", "verify", head, changed)
+	if rc != 3 || so != "" || !strings.HasPrefix(se, "piece 2: tree_piece_mismatch\nrefuse tree_piece_mismatch: ") || strings.Count(se, "\n") != 2 {
+		t.Fatalf("verify changed: %d %q %q", rc, so, se)
 	}
 	set[2*2048+100] ^= 1
 	os.WriteFile(changed, append(set, 0), 0o644)
-	if so, _, rc := run("prior", "verify", head, changed); rc != 3 || !strings.HasPrefix(so, "refuse tree_digest_mismatch: ") {
-		t.Fatalf("verify long: %d %q", rc, so)
+	if so, se, rc := run("prior", "verify", head, changed); rc != 3 || so != "" || !strings.HasPrefix(se, "refuse tree_digest_mismatch: ") {
+		t.Fatalf("verify long: %d %q, stdout %q", rc, se, so)
 	}
 	// A set of one piece has no head, and no OUT is written.
 	small, out := filepath.Join(tmp, "small"), filepath.Join(tmp, "small.wtr1")
 	os.WriteFile(small, set[:1024], 0o644)
-	if so, _, rc := run("prior", "tree", "--g", "0", small, out); rc != 3 || !strings.HasPrefix(so, "refuse tree_head_malformed: ") {
-		t.Fatalf("tree small: %d %q", rc, so)
+	if so, se, rc := run("prior", "tree", "--g", "0", small, out); rc != 3 || so != "" || !strings.HasPrefix(se, "refuse tree_head_malformed: ") {
+		t.Fatalf("tree small: %d %q, stdout %q", rc, se, so)
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a refused head wrote OUT")
 	}
-	if so, _, rc := run("prior", "tree", "--g", "1", "--inner-form", "wai.prior.set", in, out); rc != 3 || !strings.HasPrefix(so, "refuse tree_inner_form: ") {
-		t.Fatalf("tree listing form: %d %q", rc, so)
+	if so, se, rc := run("prior", "tree", "--g", "1", "--inner-form", "wai.prior.set", in, out); rc != 3 || so != "" || !strings.HasPrefix(se, "refuse tree_inner_form: ") {
+		t.Fatalf("tree listing form: %d %q, stdout %q", rc, se, so)
 	}
 	b, _ := os.ReadFile(head)
 	b[4] = 17
 	os.WriteFile(out, b, 0o644)
-	if so, _, rc := run("prior", "head", out); rc != 3 || !strings.HasPrefix(so, "refuse tree_head_malformed: g is 17") {
-		t.Fatalf("head g 17: %d %q", rc, so)
+	if so, se, rc := run("prior", "head", out); rc != 3 || so != "" || !strings.HasPrefix(se, "refuse tree_head_malformed: g is 17") {
+		t.Fatalf("head g 17: %d %q, stdout %q", rc, se, so)
 	}
 	if _, _, rc := run("prior", "tree", in, out); rc != 2 {
 		t.Errorf("tree without --g: exit %d", rc)
@@ -84,8 +84,8 @@ func TestPriorPlanCommand(t *testing.T) {
 		t.Fatalf("plan: %d %q %q", rc, so, se)
 	}
 	os.WriteFile(p, []byte(`{"span":{}}`), 0o644)
-	if so, _, rc := run("prior", "plan", p); rc != 3 || !strings.HasPrefix(so, "refuse plan_malformed: ") {
-		t.Fatalf("plan malformed: %d %q", rc, so)
+	if so, se, rc := run("prior", "plan", p); rc != 3 || so != "" || !strings.HasPrefix(se, "refuse plan_malformed: ") {
+		t.Fatalf("plan malformed: %d %q, stdout %q", rc, se, so)
 	}
 }
 
@@ -106,13 +106,13 @@ func TestPriorVerifyPieces(t *testing.T) {
 	set[1*1024] ^= 1
 	set[5*1024+2] ^= 1
 	os.WriteFile(changed, set, 0o644)
-	so, _, rc := run("prior", "verify", head, changed)
-	if rc != 3 || !strings.HasPrefix(so, "piece 1: tree_piece_mismatch\npiece 5: tree_piece_mismatch\nrefuse tree_piece_mismatch: ") || strings.Count(so, "\n") != 3 {
-		t.Errorf("verify two changed pieces: exit %d: %q", rc, so)
+	so, se, rc := run("prior", "verify", head, changed)
+	if rc != 3 || so != "" || !strings.HasPrefix(se, "piece 1: tree_piece_mismatch\npiece 5: tree_piece_mismatch\nrefuse tree_piece_mismatch: ") || strings.Count(se, "\n") != 3 {
+		t.Errorf("verify two changed pieces: exit %d: %q %q", rc, so, se)
 	}
 	big := filepath.Join(tmp, "big.wtr1")
 	os.WriteFile(big, append([]byte("WTR1"), make([]byte, tree.MaxHeadSize+10)...), 0o644)
-	if so, _, rc := run("prior", "head", big); rc != 3 || !strings.HasPrefix(so, "refuse tree_head_malformed: ") {
-		t.Errorf("head past the largest: exit %d: %q", rc, so)
+	if so, se, rc := run("prior", "head", big); rc != 3 || so != "" || !strings.HasPrefix(se, "refuse tree_head_malformed: ") {
+		t.Errorf("head past the largest: exit %d: %q, stdout %q", rc, se, so)
 	}
 }

@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	commands["certify"] = command{"write the bounds certificate of WHG1 graphs (§8.5), or an admissible range (§8.4)", runCertify}
+	commands["certify"] = command{summary: "write the bounds certificate of WHG1 graphs (integer-operators §8.5), or an admissible range (§8.4)", run: runCertify}
 }
 
 // runCertify is `waiops certify [--capability C] [--lowering L]
@@ -32,7 +32,7 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 		setSum = &s
 		return nil
 	})
-	lowering := fs.String("lowering", "whg1", "the §13 lowering identifier")
+	lowering := fs.String("lowering", "whg1", "the lowering identifier (integer-operators §13)")
 	admissible := fs.String("admissible", "", "print the admissible range of this tensor index")
 	profile := fs.String("profile", "", "the profile for --admissible: acc32 or acc64")
 	files, err := parseArgs(fs, args)
@@ -47,12 +47,11 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 	for i, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
-			fmt.Fprintf(stderr, "waiops: %v\n", err)
-			return 2
+			return fail(err, stderr)
 		}
 		g, err := whg1.Parse(b)
 		if err != nil {
-			return fail(err, stdout, stderr)
+			return fail(err, stderr)
 		}
 		roles[i] = certify.Role{Name: strings.TrimSuffix(filepath.Base(f), filepath.Ext(f)), Bytes: b, Graph: g}
 	}
@@ -64,14 +63,14 @@ func runCertify(args []string, stdout, stderr io.Writer) int {
 		}
 		r, err := certify.Admissible(roles[0].Graph, uint32(t), certify.Profile(*profile))
 		if err != nil {
-			return fail(err, stdout, stderr)
+			return fail(err, stderr)
 		}
 		fmt.Fprintln(stdout, r)
 		return 0
 	}
 	cert, err := certify.Certify(capability, *lowering, setSum, roles)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	stdout.Write(cert.Bytes())
 	return 0

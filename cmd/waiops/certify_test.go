@@ -64,8 +64,9 @@ func TestCertifyCommand(t *testing.T) {
 	// A check range the producer result [−5, 5] misses is refused at load.
 	bad := writeGraph(t, "bad", -1, 1, whg1.Tensor{Channels: 1, Exponent: whg1.NoExponent, Policy: whg1.Check, Lo: 6, Hi: 9})
 	so.Reset()
-	if rc := dispatch([]string{"certify", bad}, &so, &se); rc != 3 || !strings.HasPrefix(so.String(), "refuse model_mismatch: ") {
-		t.Errorf("exit %d, stdout %q; want 3 and a model_mismatch refusal", rc, so.String())
+	se.Reset()
+	if rc := dispatch([]string{"certify", bad}, &so, &se); rc != 3 || so.Len() != 0 || !strings.HasPrefix(se.String(), "refuse model_mismatch: ") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 3 and a model_mismatch refusal on stderr", rc, so.String(), se.String())
 	}
 	if rc := dispatch([]string{"certify", "--set-sha256", "XY", path}, &so, &se); rc != 2 {
 		t.Errorf("a bad digest gave exit %d, want 2", rc)

@@ -1,11 +1,25 @@
 package main
 
 import (
+	"bytes"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+
+	"golang.org/x/term"
 )
+
+// stdin is where a command reads an input named "-" (or none, for rans);
+// tests replace it.
+var stdin io.Reader = os.Stdin
+
+// isTerminal reports whether r is a terminal.
+func isTerminal(r any) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
 
 // positionals parses args by fs and wants exactly n positional arguments
 // and, where valid is not nil, valid() true once the flags are read (the
@@ -49,12 +63,15 @@ func openSized(path string) (*os.File, int64, error) {
 }
 
 // writeAtomic writes path through a temporary file beside it, renamed
-// into place only when write succeeds: a refused open leaves no OUT.
+// into place only when write succeeds: a refused open leaves no OUT, and a
+// command stopped by a signal leaves no temporary file (removePartials).
 func writeAtomic(path string, write func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
 	}
+	addPartial(tmp.Name())
+	defer dropPartial(tmp.Name())
 	defer os.Remove(tmp.Name()) // a no-op once renamed
 	err = tmp.Chmod(0o644)      // CreateTemp's 0600 is for the file's life as a temporary
 	if err == nil {
@@ -70,7 +87,33 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// writeBytesAtomic writes b as the file at path, by writeAtomic.
-func writeBytesAtomic(path string, b []byte) error {
-	return writeAtomic(path, func(w io.Writer) error { _, err := w.Write(b); return err })
+// writeResult writes a command's result file at path by writeAtomic, or,
+// where path is "-", on stdout: held in memory until write succeeds, so
+// that a refusal leaves nothing on stdout either.
+func writeResult(path string, stdout io.Writer, write func(io.Writer) error) error {
+	if path != "-" {
+		return writeAtomic(path, write)
+	}
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return err
+	}
+	_, err := stdout.Write(buf.Bytes())
+	return err
+}
+
+// writeBytes writes b as the result file at path, by writeResult.
+func writeBytes(path string, stdout io.Writer, b []byte) error {
+	return writeResult(path, stdout, func(w io.Writer) error { _, err := w.Write(b); return err })
+}
+
+// resultLine prints a command's summary line (`sealed …`, `set …`): on
+// stdout, or on stderr where the result file itself goes to stdout (out is
+// "-"), so that stdout holds the file's bytes alone.
+func resultLine(out string, stdout, stderr io.Writer, format string, a ...any) {
+	w := stdout
+	if out == "-" {
+		w = stderr
+	}
+	fmt.Fprintf(w, format, a...)
 }

@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	commands["conform"] = command{"run a §14.1 vector corpus on a fabric and report", conformCmd}
+	commands["conform"] = command{summary: "run a vector corpus (integer-operators §14.1) on a fabric and report", run: conformCmd}
 }
 
 // paths is a repeatable flag.
@@ -47,7 +47,7 @@ func conformCmd(args []string, stdout, stderr io.Writer) int {
 	if len(vpaths) == 0 {
 		root, err := repoVectors()
 		if err != nil {
-			return fail(err, stdout, stderr)
+			return fail(err, stderr)
 		}
 		c, err = vectors.Project(root)
 		if _, serr := os.Stat(filepath.Join(root, vectors.CarriageDir, "cases.jsonl")); serr == nil {
@@ -57,11 +57,11 @@ func conformCmd(args []string, stdout, stderr io.Writer) int {
 		c, err = vectors.Open(vpaths)
 	}
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	fabrics, notes, err := plan.Fabrics(*fabric)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	for _, n := range notes {
 		fmt.Fprintln(stderr, "note:", n)
@@ -70,7 +70,7 @@ func conformCmd(args []string, stdout, stderr io.Writer) int {
 	if carriageDir != "" {
 		r, err := corpus.Run(carriageDir)
 		if err != nil {
-			return fail(err, stdout, stderr)
+			return fail(err, stderr)
 		}
 		carr = &r
 	}
@@ -99,7 +99,7 @@ func conformCmd(args []string, stdout, stderr io.Writer) int {
 				dir = filepath.Join(dir, f.Name())
 			}
 			if err := r.WriteReport(dir); err != nil {
-				return fail(err, stdout, stderr)
+				return fail(err, stderr)
 			}
 		}
 	}

@@ -12,9 +12,9 @@ import (
 )
 
 func init() {
-	commands["decode int_synth"] = command{"decode a wai.neural.int_synth payload to a PNG (§13.1)", runDecodeSynth}
-	commands["decode world"] = command{"render wai.world.model frames through world/1 (§13.5, informative)", runDecodeWorld}
-	commands["decode jpegai"] = command{"run the jpegai-int/1 scale path and its entropy decodes (§13.6.1)", runDecodeJPEGAI}
+	commands["decode int_synth"] = command{summary: "decode a wai.neural.int_synth payload to a PNG (integer-operators §13.1)", run: runDecodeSynth}
+	commands["decode world"] = command{summary: "render wai.world.model frames through world/1 (integer-operators §13.5, informative)", run: runDecodeWorld}
+	commands["decode jpegai"] = command{summary: "run the jpegai-int/1 scale path and its entropy decodes (integer-operators §13.6.1)", run: runDecodeJPEGAI}
 }
 
 // openDecoder opens the decoder API for a --fabric choice; any note on
@@ -49,14 +49,17 @@ type output struct {
 	data []byte
 }
 
-// writeOutputs writes every output; it runs only after the decode is done,
-// so a refused decode writes nothing.
-func writeOutputs(outs []output) error {
+// writeOutputs writes every output, each whole or not at all (writeBytes;
+// a path "-" is stdout); it runs only after the decode is done, so a
+// refused decode writes nothing.
+func writeOutputs(outs []output, stdout io.Writer) error {
 	for _, o := range outs {
-		if err := os.MkdirAll(filepath.Dir(o.path), 0o755); err != nil {
-			return err
+		if o.path != "-" {
+			if err := os.MkdirAll(filepath.Dir(o.path), 0o755); err != nil {
+				return err
+			}
 		}
-		if err := os.WriteFile(o.path, o.data, 0o644); err != nil {
+		if err := writeBytes(o.path, stdout, o.data); err != nil {
 			return err
 		}
 	}
@@ -69,42 +72,41 @@ func runDecodeSynth(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("decode int_synth", stderr)
 	setUsage(fs, "--set int_synth.json --payload P --out out.png [--raw out.rgb] "+fabricUsage(graphFabrics))
 	set := fs.String("set", "", "the set's int_synth.json")
-	payload := fs.String("payload", "", "the payload (DECISIONS.md D)")
-	out := fs.String("out", "", "the PNG to write")
-	raw := fs.String("raw", "", "also write the frame as HWC RGB8 bytes")
+	payload := fs.String("payload", "", "the int_synth payload: u16 H, W, C, S, a zero byte, then the i8 latents [C][S][S], little-endian (docs/READINGS.md)")
+	out := fs.String("out", "", "the PNG to write (- for stdout)")
+	raw := fs.String("raw", "", "also write the frame as HWC RGB8 bytes (- for stdout)")
 	fabric := fabricFlag(fs, "auto", graphFabrics)
-	if pos, err := parseArgs(fs, args); err != nil || len(pos) != 0 || *set == "" || *payload == "" || *out == "" {
-		fs.Usage()
+	if _, ok := positionals(fs, args, 0, func() bool { return *set != "" && *payload != "" && *out != "" }); !ok {
 		return 2
 	}
 	in, err := readFiles(*set, *payload)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	d, err := openDecoder(*fabric, stderr)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	defer d.Close()
 	s, err := d.LoadSynth(in[0])
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	f, err := s.Decode(in[1])
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	fmt.Fprintln(stderr, "fabric:", s.Fabric())
 	p, err := f.PNG()
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	outs := []output{{*out, p}}
 	if *raw != "" {
 		outs = append(outs, output{*raw, f.RGB()})
 	}
-	if err := writeOutputs(outs); err != nil {
-		return fail(err, stdout, stderr)
+	if err := writeOutputs(outs, stdout); err != nil {
+		return fail(err, stderr)
 	}
 	return 0
 }
@@ -117,39 +119,40 @@ func runDecodeWorld(args []string, stdout, stderr io.Writer) int {
 	setUsage(fs, "--T T.whm --gs g_s.whm --z0 Z.json --rows R.json --out DIR [--raw FILE] "+fabricUsage(graphFabrics))
 	tPath := fs.String("T", "", "the transition network T.whm")
 	gsPath := fs.String("gs", "", "the synthesis network g_s.whm")
-	z0Path := fs.String("z0", "", "the initial latent, a §14.1 tensor")
+	z0Path := fs.String("z0", "", "the initial latent, an integer-operators §14.1 tensor")
 	rowsPath := fs.String("rows", "", "the action rows: a JSON array of rows of A plane values")
 	out := fs.String("out", "", "the directory for the frames")
-	raw := fs.String("raw", "", "also write every frame, concatenated, as HWC RGB8 bytes")
+	raw := fs.String("raw", "", "also write every frame, concatenated, as HWC RGB8 bytes (- for stdout)")
 	fabric := fabricFlag(fs, "auto", graphFabrics)
-	if pos, err := parseArgs(fs, args); err != nil || len(pos) != 0 || *tPath == "" || *gsPath == "" || *z0Path == "" || *rowsPath == "" || *out == "" {
-		fs.Usage()
+	if _, ok := positionals(fs, args, 0, func() bool {
+		return *tPath != "" && *gsPath != "" && *z0Path != "" && *rowsPath != "" && *out != ""
+	}); !ok {
 		return 2
 	}
 	in, err := readFiles(*tPath, *gsPath, *z0Path, *rowsPath)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	z0, err := decoder.ParseLatent(in[2])
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	rows, err := decoder.ParseRows(in[3])
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	d, err := openDecoder(*fabric, stderr)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	defer d.Close()
 	w, err := d.LoadWorld(in[0], in[1])
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	frames, err := w.Render(z0, rows)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	fmt.Fprintln(stderr, "fabric:", worldFabric(w))
 	var outs []output
@@ -157,7 +160,7 @@ func runDecodeWorld(args []string, stdout, stderr io.Writer) int {
 	for i, f := range frames {
 		p, err := f.PNG()
 		if err != nil {
-			return fail(err, stdout, stderr)
+			return fail(err, stderr)
 		}
 		outs = append(outs, output{filepath.Join(*out, fmt.Sprintf("frame_%04d.png", i)), p})
 		all = append(all, f.RGB()...)
@@ -165,8 +168,8 @@ func runDecodeWorld(args []string, stdout, stderr io.Writer) int {
 	if *raw != "" {
 		outs = append(outs, output{*raw, all})
 	}
-	if err := writeOutputs(outs); err != nil {
-		return fail(err, stdout, stderr)
+	if err := writeOutputs(outs, stdout); err != nil {
+		return fail(err, stderr)
 	}
 	return 0
 }
@@ -181,35 +184,45 @@ func runDecodeJPEGAI(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("decode jpegai", stderr)
 	setUsage(fs, "--hs-y hs_y.json --hs-uv hs_uv.json --norm norm.json --soz F --sorp F --sors F --grfs G.json --out DIR "+fabricUsage(graphFabrics))
 	paths := map[string]*string{}
-	for _, f := range []string{"hs-y", "hs-uv", "norm", "soz", "sorp", "sors", "grfs", "out"} {
-		paths[f] = fs.String(f, "", "")
+	for _, f := range []struct{ name, help string }{
+		{"hs-y", "the luma hyper-synthesis set, hs_y.json (integer-operators §13.6.1)"},
+		{"hs-uv", "the chroma hyper-synthesis set, hs_uv.json"},
+		{"norm", "the normalisation set, norm.json"},
+		{"soz", "the segment file holding the SOZ segment's payload"},
+		{"sorp", "the segment file holding the SORP segment's payload"},
+		{"sors", "the segment file holding the SORS segment's payload"},
+		{"grfs", `the GRFS flags, G.json: {"y": [160 flags], "uv": [96 flags]}, each true/false or 0/1`},
+		{"out", "the directory for <plane>/<name>.json, each an integer-operators §14.1 tensor in canonical JSON"},
+	} {
+		paths[f.name] = fs.String(f.name, "", f.help)
 	}
 	fabric := fabricFlag(fs, "auto", graphFabrics)
-	pos, err := parseArgs(fs, args)
-	missing := err != nil || len(pos) != 0
-	for _, p := range paths {
-		missing = missing || *p == ""
-	}
-	if missing {
-		fs.Usage()
+	if _, ok := positionals(fs, args, 0, func() bool {
+		for _, p := range paths {
+			if *p == "" {
+				return false
+			}
+		}
+		return true
+	}); !ok {
 		return 2
 	}
 	in, err := readFiles(*paths["hs-y"], *paths["hs-uv"], *paths["norm"], *paths["soz"], *paths["sorp"], *paths["sors"], *paths["grfs"])
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	seg := decoder.ScaleSegments{SOZ: in[3], SORP: in[4], SORS: in[5]}
 	if seg.GRFSY, seg.GRFSUV, err = decoder.ParseGRFS(in[6]); err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	d, err := openDecoder(*fabric, stderr)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	defer d.Close()
 	res, err := d.DecodeJPEGAIScale(in[0], in[1], in[2], seg)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	fmt.Fprintln(stderr, "fabric:", res.Fabric)
 	var outs []output
@@ -223,13 +236,13 @@ func runDecodeJPEGAI(args []string, stdout, stderr io.Writer) int {
 		}{{"z", pl.p.Z}, {"v", pl.p.V}, {"mask", pl.p.Mask}, {"likely", pl.p.Likely}, {"sigma_idx", pl.p.SigmaIdx}, {"y_q", pl.p.YQ}} {
 			b, err := cjson.Marshal(t.t.JSON())
 			if err != nil {
-				return fail(err, stdout, stderr)
+				return fail(err, stderr)
 			}
 			outs = append(outs, output{filepath.Join(*paths["out"], pl.name, t.name+".json"), b})
 		}
 	}
-	if err := writeOutputs(outs); err != nil {
-		return fail(err, stdout, stderr)
+	if err := writeOutputs(outs, stdout); err != nil {
+		return fail(err, stderr)
 	}
 	return 0
 }

@@ -45,9 +45,9 @@ func TestDecodeSynthCommand(t *testing.T) {
 	// A refused decode writes no output file.
 	os.WriteFile(payload, []byte{2, 0, 2, 0, 1, 0, 1, 0, 0}, 0o644)
 	out2 := filepath.Join(tmp, "refused.png")
-	so, _, rc := run("decode", "int_synth", "--set", set, "--payload", payload, "--out", out2, "--fabric", "cpu")
-	if _, err := os.Stat(out2); rc != 3 || !strings.HasPrefix(so, "refuse payload_malformed: ") || err == nil {
-		t.Errorf("rc %d, %q, written: %v", rc, so, err == nil)
+	so, se, rc := run("decode", "int_synth", "--set", set, "--payload", payload, "--out", out2, "--fabric", "cpu")
+	if _, err := os.Stat(out2); rc != 3 || so != "" || !strings.HasPrefix(se, "refuse payload_malformed: ") || err == nil {
+		t.Errorf("rc %d, %q %q, written: %v", rc, so, se, err == nil)
 	}
 }
 
@@ -83,10 +83,10 @@ func TestDecodeWorldCommand(t *testing.T) {
 	if pngs, _ := filepath.Glob(filepath.Join(out, "frame_*.png")); len(pngs) != 2 {
 		t.Errorf("%d PNGs, want 2", len(pngs))
 	}
-	so, _, rc := run("decode", "world", "--T", p("T.whm"), "--gs", p("g_s.whm"), "--z0", p("z.json"), "--rows", p("bad.json"),
+	so, se, rc := run("decode", "world", "--T", p("T.whm"), "--gs", p("g_s.whm"), "--z0", p("z.json"), "--rows", p("bad.json"),
 		"--out", p("frames2"), "--fabric", "cpu")
-	if _, err := os.Stat(p("frames2")); rc != 3 || !strings.HasPrefix(so, "refuse model_mismatch: ") || err == nil {
-		t.Errorf("rc %d, %q, written: %v", rc, so, err == nil)
+	if _, err := os.Stat(p("frames2")); rc != 3 || so != "" || !strings.HasPrefix(se, "refuse model_mismatch: ") || err == nil {
+		t.Errorf("rc %d, %q %q, written: %v", rc, so, se, err == nil)
 	}
 }
 
@@ -130,9 +130,9 @@ func TestDecodeJPEGAICommand(t *testing.T) {
 			}
 		}
 	}
-	so, _, rc := run(args(p("bad.json"), p("out2"))...)
-	if _, err := os.Stat(p("out2")); rc != 3 || !strings.HasPrefix(so, "refuse model_mismatch: ") || err == nil {
-		t.Errorf("rc %d, %q, written: %v", rc, so, err == nil)
+	so, se, rc := run(args(p("bad.json"), p("out2"))...)
+	if _, err := os.Stat(p("out2")); rc != 3 || so != "" || !strings.HasPrefix(se, "refuse model_mismatch: ") || err == nil {
+		t.Errorf("rc %d, %q %q, written: %v", rc, so, se, err == nil)
 	}
 }
 

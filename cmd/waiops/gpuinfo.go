@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	commands["gpu info"] = command{"print the GL fabric's identity, limits and features as JSON", gpuInfoCmd}
+	commands["gpu info"] = command{summary: "print the GL fabric's identity, limits and features as JSON", run: gpuInfoCmd}
 }
 
 // gpuInfo is what `waiops gpu info` prints.
@@ -21,32 +21,27 @@ type gpuInfo struct {
 
 // gpuInfoCmd is `waiops gpu info`: the GL fabric's identity and
 // limits as conformance reports give them, and its features, as one JSON
-// object. Without a GL context it says why on stderr, exit 2.
+// object. Without a GL context it says why on stderr, exit 1.
 func gpuInfoCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("gpu info", stderr)
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 0 {
-		fmt.Fprintln(stderr, "usage: waiops gpu info")
+	if _, ok := positionals(fs, args, 0, nil); !ok {
 		return 2
 	}
 	f, err := plan.OpenGPU()
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	d, err := gpu.Open() // the device plan opened: one context per process
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	feat, err := d.Features()
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	b, err := json.MarshalIndent(gpuInfo{Identity: f.Identity(), Features: feat}, "", "  ")
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	fmt.Fprintf(stdout, "%s\n", b)
 	return 0

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/waiops/waiops/plan"
@@ -10,14 +11,14 @@ import (
 
 // TestGPUInfo: with a GL context, `waiops gpu info` prints one JSON object
 // whose identity is the fabric's and whose features list extensions;
-// without one it exits 2. A positional argument is a usage error.
+// without one it says why on stderr and exits 1. A positional argument is a usage error.
 func TestGPUInfo(t *testing.T) {
 	var so, se bytes.Buffer
 	rc := dispatch([]string{"gpu", "info"}, &so, &se)
 	f, err := plan.OpenGPU()
 	if err != nil {
-		if rc != 2 {
-			t.Fatalf("no GPU (%v): exit %d, want 2", err, rc)
+		if rc != 1 || so.Len() != 0 || !strings.HasPrefix(se.String(), "waiops: ") {
+			t.Fatalf("no GPU (%v): exit %d, stdout %q, stderr %q; want 1", err, rc, so.String(), se.String())
 		}
 		return
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,7 +9,7 @@ import (
 )
 
 func init() {
-	commands["lower"] = command{"lower a parameter set to WHG1 graphs and its certificate (§13, §8.5)", runLower}
+	commands["lower"] = command{summary: "lower a parameter set to WHG1 graphs and its certificate (integer-operators §13, §8.5)", run: runLower}
 }
 
 // runLower is `waiops lower --lowering L [--capability C] FILE... --out DIR`.
@@ -22,7 +21,7 @@ func runLower(args []string, stdout, stderr io.Writer) int {
 	setUsage(fs, "--lowering L [--capability C] FILE... --out DIR")
 	var capability *string
 	fs.Func("capability", "the capability string (default null)", func(s string) error { capability = &s; return nil })
-	lowering := fs.String("lowering", "", "the §13 lowering: int_synth/1, whm1/1, wam1/1, wmb1/1, world/1 or jpegai-int/1")
+	lowering := fs.String("lowering", "", "the lowering (integer-operators §13): int_synth/1, whm1/1, wam1/1, wmb1/1, world/1 or jpegai-int/1")
 	out := fs.String("out", "", "the directory to write the graphs and certificate.json into")
 	names, err := parseArgs(fs, args)
 	if err != nil {
@@ -36,34 +35,28 @@ func runLower(args []string, stdout, stderr io.Writer) int {
 	for i, n := range names {
 		b, err := os.ReadFile(n)
 		if err != nil {
-			fmt.Fprintf(stderr, "waiops: %v\n", err)
-			return 2
+			return fail(err, stderr)
 		}
 		files[i] = drivers.File{Name: n, Data: b}
 	}
 	set, lowerErr := drivers.Lower(*lowering, capability, files)
 	if set == nil {
-		return fail(lowerErr, stdout, stderr)
+		return fail(lowerErr, stderr)
 	}
 	if err := writeSet(set, *out); err != nil {
-		fmt.Fprintf(stderr, "waiops: %v\n", err)
-		return 2
+		return fail(err, stderr)
 	}
 	if lowerErr != nil {
-		return fail(lowerErr, stdout, stderr)
+		return fail(lowerErr, stderr)
 	}
 	return 0
 }
 
 // writeSet writes each role's graph and the certificate into dir.
 func writeSet(set *drivers.Set, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
+	var outs []output
 	for _, r := range set.Roles {
-		if err := os.WriteFile(filepath.Join(dir, r.Name+".whg1"), r.Bytes, 0o644); err != nil {
-			return err
-		}
+		outs = append(outs, output{filepath.Join(dir, r.Name+".whg1"), r.Bytes})
 	}
-	return os.WriteFile(filepath.Join(dir, "certificate.json"), set.Certificate, 0o644)
+	return writeOutputs(append(outs, output{filepath.Join(dir, "certificate.json"), set.Certificate}), nil)
 }

@@ -74,9 +74,9 @@ func TestLowerAcc64Failure(t *testing.T) {
 	set := corpusSet(t, "wai.image.jpegai", `"acc64":false`)
 	out := filepath.Join(t.TempDir(), "out")
 	files, _ := filepath.Glob(filepath.Join(set, "set", "*"))
-	so, _, rc := run(append(append([]string{"lower", "--lowering", "jpegai-int/1"}, files...), "--out", out)...)
-	if rc != 3 || !strings.HasPrefix(so, "refuse model_mismatch: ") {
-		t.Fatalf("rc %d, %q", rc, so)
+	so, se, rc := run(append(append([]string{"lower", "--lowering", "jpegai-int/1"}, files...), "--out", out)...)
+	if rc != 3 || so != "" || !strings.HasPrefix(se, "refuse model_mismatch: ") {
+		t.Fatalf("rc %d, %q %q", rc, so, se)
 	}
 	for _, f := range []string{"hs_y.whg1", "hs_uv.whg1", "certificate.json"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
@@ -86,8 +86,8 @@ func TestLowerAcc64Failure(t *testing.T) {
 	// A load check that fails writes nothing.
 	bad := filepath.Join(t.TempDir(), "int_synth.json")
 	os.WriteFile(bad, []byte(`{"layers":[]}`), 0o644)
-	so, _, rc = run("lower", "--lowering", "int_synth/1", bad, "--out", out+"2")
-	if _, err := os.Stat(out + "2"); rc != 3 || !strings.HasPrefix(so, "refuse payload_malformed: ") || err == nil {
-		t.Errorf("rc %d, %q, out written: %v", rc, so, err == nil)
+	so, se, rc = run("lower", "--lowering", "int_synth/1", bad, "--out", out+"2")
+	if _, err := os.Stat(out + "2"); rc != 3 || so != "" || !strings.HasPrefix(se, "refuse payload_malformed: ") || err == nil {
+		t.Errorf("rc %d, %q %q, out written: %v", rc, so, se, err == nil)
 	}
 }

@@ -1,63 +1,89 @@
 // Command waiops is the one command of the waiops backend: it certifies,
-// runs, conforms, lowers, decodes and benchmarks wai-ops/1 graphs.
+// runs, conforms, lowers, decodes and benchmarks wai-ops/1 graphs, and
+// carries parameter sets (prior-carriage).
 //
 // Each subcommand lives in its own file and registers itself in commands.
-// Exit status: 0 success, 1 a failed check (conform), 2 bad usage, 3 a
-// refusal (printed as "refuse <code>: <why>").
+// Every command keeps one contract (exit.go): results on stdout; refusals,
+// reasons, notes and progress on stderr; exit 0 success, 1 failure, 2 bad
+// usage, 3 a refusal ("refuse <code>: <why>"), 130 stopped by a signal.
 package main
 
 import (
-	"errors"
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"sort"
 	"strings"
-
-	"github.com/waiops/waiops/refusal"
+	"syscall"
 )
 
-// command is one subcommand: run gets the arguments after its name and
-// returns the exit status.
+// command is one subcommand. run gets the arguments after its name and
+// returns the exit status; a command that watches for SIGINT and SIGTERM
+// itself (it cleans up and returns) has runCtx instead, and gets main's
+// context.
 type command struct {
 	summary string
 	run     func(args []string, stdout, stderr io.Writer) int
+	runCtx  func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
 var commands = map[string]command{}
 
-func main() {
-	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+// call runs c: runCtx with ctx; run under interruptible, which ends the
+// process with 130 once ctx is done.
+func (c command) call(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if c.runCtx != nil {
+		return c.runCtx(ctx, args, stdout, stderr)
+	}
+	return interruptible(ctx, stderr, func() int { return c.run(args, stdout, stderr) })
 }
 
-// dispatch runs the command args name. `waiops help` (or -h, --help)
+func main() { os.Exit(mainStatus()) }
+
+// mainStatus is the one place that catches SIGINT and SIGTERM: the
+// context the command gets is done when either arrives.
+func mainStatus() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return dispatchCtx(ctx, os.Args[1:], os.Stdout, os.Stderr)
+}
+
+// dispatchCtx runs the command args name. `waiops help` (or -h, --help)
 // lists every command on stdout, exit 0; `waiops help GROUP` and `waiops
-// GROUP --help` list a group's ("decode", "vectors"), exit 0. No command,
-// a group without its subcommand or an unknown name is a usage error: the
-// list goes to stderr, exit 2.
-func dispatch(args []string, stdout, stderr io.Writer) int {
+// GROUP --help` list a group's ("decode", "vectors"), and `waiops help CMD`
+// and `waiops CMD -h` print the command's usage, on stdout, exit 0. No
+// command, a group without its subcommand or an unknown name is a usage
+// error: the list goes to stderr, exit 2.
+func dispatchCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, "waiops: give a command")
 		usage(stderr, "")
 		return 2
 	}
 	if isHelp(args[0]) {
-		if len(args) > 1 && len(group(args[1])) > 0 {
+		if len(args) == 1 {
+			usage(stdout, "")
+			return 0
+		}
+		if name, rest, ok := lookup(args[1:]); ok && len(rest) == 0 {
+			return commandUsage(ctx, name, stdout)
+		}
+		if len(args) == 2 && len(group(args[1])) > 0 {
 			usage(stdout, args[1])
 			return 0
 		}
-		usage(stdout, "")
-		return 0
+		fmt.Fprintf(stderr, "waiops: unknown command %q\n", strings.Join(args[1:], " "))
+		usage(stderr, "")
+		return 2
 	}
-	// A command may be two words ("vectors gen"): try the longer name first.
-	if len(args) >= 2 {
-		if c, ok := commands[args[0]+" "+args[1]]; ok {
-			return c.run(args[2:], stdout, stderr)
+	if name, rest, ok := lookup(args); ok {
+		if wantsHelp(rest) {
+			return commandUsage(ctx, name, stdout)
 		}
-	}
-	if c, ok := commands[args[0]]; ok {
-		return c.run(args[1:], stdout, stderr)
+		return commands[name].call(ctx, rest, stdout, stderr)
 	}
 	if len(group(args[0])) > 0 {
 		switch {
@@ -75,6 +101,42 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "waiops: unknown command %q\n", args[0])
 	usage(stderr, "")
 	return 2
+}
+
+// lookup finds the command args start with, a two-word name ("vectors
+// gen") before a one-word one, and returns its name and the rest.
+func lookup(args []string) (string, []string, bool) {
+	if len(args) >= 2 {
+		if n := args[0] + " " + args[1]; commands[n].summary != "" {
+			return n, args[2:], true
+		}
+	}
+	if len(args) >= 1 && commands[args[0]].summary != "" {
+		return args[0], args[1:], true
+	}
+	return "", nil, false
+}
+
+// wantsHelp reports whether a help flag (-h, -help, with one dash or two)
+// stands among a command's arguments before any "--".
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "--h", "-help", "--help":
+			return true
+		}
+	}
+	return false
+}
+
+// commandUsage prints the named command's usage (its usage line and every
+// flag's help) on stdout, exit 0: the command parses -h alone, which prints
+// the usage once on the flag set's output, here stdout, and does nothing.
+func commandUsage(ctx context.Context, name string, stdout io.Writer) int {
+	commands[name].call(ctx, []string{"-h"}, io.Discard, stdout)
+	return 0
 }
 
 func isHelp(a string) bool { return a == "help" || a == "-h" || a == "--help" }
@@ -144,18 +206,6 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fs.SetOutput(stderr)
 	setUsage(fs, "")
 	return fs
-}
-
-// fail reports err. A refusal prints "refuse <code>: <why>" on stdout and
-// gives exit status 3; any other error prints on stderr with status 2.
-func fail(err error, stdout, stderr io.Writer) int {
-	var r *refusal.Error
-	if errors.As(err, &r) {
-		fmt.Fprintf(stdout, "refuse %s: %s\n", r.Code, oneLine(r.Msg))
-		return 3
-	}
-	fmt.Fprintf(stderr, "waiops: %v\n", err)
-	return 2
 }
 
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }

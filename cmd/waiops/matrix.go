@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	commands["conform matrix"] = command{"write index.md and index.html: every report of a folder, a row per fabric", conformMatrix}
+	commands["conform matrix"] = command{summary: "write index.md and index.html: every report of a folder, a row per fabric", run: conformMatrix}
 }
 
 // conformMatrix is `waiops conform matrix DIR`: DIR/*/conformance.json,
@@ -24,7 +24,7 @@ func conformMatrix(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if err := vectors.WriteMatrix(pos[0]); err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	fmt.Fprintf(stdout, "wrote %s and %s\n", filepath.Join(pos[0], "index.md"), filepath.Join(pos[0], "index.html"))
 	return 0

@@ -2,7 +2,6 @@ package main
 
 import (
 	"crypto/sha256"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -15,31 +14,20 @@ import (
 )
 
 func init() {
-	commands["prior encode"] = command{"write a native WHM1/WSR1 artifact as its canonical prior file (prior-carriage §10.3)", runPriorEncode}
-	commands["prior load"] = command{"load a wai-int/1 prior file into its native artifact (prior-carriage §10.3)", runPriorLoad}
-	commands["prior inspect"] = command{"show a prior file's form, metadata, tensors and SHA-256 (prior-carriage §9.3)", runPriorInspect}
-}
-
-// formFlag adds --form to fs.
-func formFlag(fs *flag.FlagSet) *string {
-	return fs.String("form", "", "the file's form: safetensors, gguf or nnc")
+	commands["prior encode"] = command{summary: "write a native WHM1/WSR1 artifact as its canonical prior file (prior-carriage §10.3)", run: runPriorEncode}
+	commands["prior load"] = command{summary: "load a wai-int/1 prior file into its native artifact (prior-carriage §10.3)", run: runPriorLoad}
+	commands["prior inspect"] = command{summary: "show a prior file's form, metadata, tensors and SHA-256 (prior-carriage §9.3)", run: runPriorInspect}
 }
 
 // fileForm is the form named by --form, else by the file's extension, else
 // told from its first bytes (GGUF's magic; a safetensors header opens with
 // '{' after its 8-byte length; anything else is read as NNC).
 func fileForm(flag, path string, b []byte) (prior.Form, error) {
-	name := flag
-	if name == "" {
-		name = strings.TrimPrefix(filepath.Ext(path), ".")
-	}
-	for _, f := range prior.Forms {
-		if string(f) == name {
-			return f, nil
-		}
-	}
 	if flag != "" {
-		return "", fmt.Errorf("--form %q is not safetensors, gguf or nnc", flag)
+		return namedFileForm(flag)
+	}
+	if f, err := namedFileForm(strings.TrimPrefix(filepath.Ext(path), ".")); err == nil {
+		return f, nil
 	}
 	switch {
 	case len(b) >= 4 && string(b[:4]) == "GGUF":
@@ -53,69 +41,63 @@ func fileForm(flag, path string, b []byte) (prior.Form, error) {
 // runPriorEncode is `waiops prior encode --form F NATIVE > FILE`.
 func runPriorEncode(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior encode", stderr)
-	setUsage(fs, "--form safetensors|gguf|nnc NATIVE > FILE")
-	form := formFlag(fs)
-	pos, err := parseArgs(fs, args)
-	if err != nil {
+	setUsage(fs, "--form "+fileFormUsage+" NATIVE > FILE")
+	form := fileFormFlag(fs)
+	pos, ok := positionals(fs, args, 1, func() bool { return *form != "" })
+	if !ok {
 		return 2
 	}
-	if len(pos) != 1 || *form == "" {
-		fs.Usage()
-		return 2
-	}
-	f, err := fileForm(*form, "", nil)
+	f, err := namedFileForm(*form)
 	if err != nil {
-		fmt.Fprintf(stderr, "waiops prior encode: %v\n", err)
-		return 2
+		return usageError(fs, err)
 	}
 	native, err := os.ReadFile(pos[0])
 	if err != nil {
-		fmt.Fprintf(stderr, "waiops: %v\n", err)
-		return 2
+		return fail(err, stderr)
 	}
 	out, _, err := prior.Encode(f, native)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	stdout.Write(out)
 	return 0
 }
 
-// readPriorFile reads the one positional argument and its form.
-func readPriorFile(name string, args []string, stderr io.Writer) (prior.Form, []byte, bool) {
+// readPriorFile reads the one positional argument and its form; where it
+// cannot, it has reported why and gives the exit status, else 0.
+func readPriorFile(name string, args []string, stderr io.Writer) (prior.Form, []byte, int) {
 	fs := newFlags(name, stderr)
-	setUsage(fs, "[--form safetensors|gguf|nnc] FILE")
-	form := formFlag(fs)
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return "", nil, false
+	setUsage(fs, "[--form "+fileFormUsage+"] FILE")
+	form := fileFormFlag(fs)
+	pos, ok := positionals(fs, args, 1, nil)
+	if !ok {
+		return "", nil, 2
 	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return "", nil, false
+	if *form != "" {
+		if _, err := namedFileForm(*form); err != nil {
+			return "", nil, usageError(fs, err)
+		}
 	}
 	b, err := os.ReadFile(pos[0])
 	if err != nil {
-		fmt.Fprintf(stderr, "waiops: %v\n", err)
-		return "", nil, false
+		return "", nil, fail(err, stderr)
 	}
 	f, err := fileForm(*form, pos[0], b)
 	if err != nil {
-		fmt.Fprintf(stderr, "waiops %s: %v\n", name, err)
-		return "", nil, false
+		return "", nil, usageError(fs, err)
 	}
-	return f, b, true
+	return f, b, 0
 }
 
 // runPriorLoad is `waiops prior load FILE > NATIVE`.
 func runPriorLoad(args []string, stdout, stderr io.Writer) int {
-	form, b, ok := readPriorFile("prior load", args, stderr)
-	if !ok {
-		return 2
+	form, b, rc := readPriorFile("prior load", args, stderr)
+	if rc != 0 {
+		return rc
 	}
 	_, native, err := prior.Load(form, b)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	stdout.Write(native)
 	return 0
@@ -125,13 +107,13 @@ func runPriorLoad(args []string, stdout, stderr io.Writer) int {
 // file is canonical, its SHA-256, its metadata and its tensors in §9.3's
 // order, one per line.
 func runPriorInspect(args []string, stdout, stderr io.Writer) int {
-	form, b, ok := readPriorFile("prior inspect", args, stderr)
-	if !ok {
-		return 2
+	form, b, rc := readPriorFile("prior inspect", args, stderr)
+	if rc != 0 {
+		return rc
 	}
 	f, err := prior.Read(form, b)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	_, err = prior.ReadCanonical(form, b)
 	fmt.Fprintf(stdout, "form %s\ncanonical %t\nsha256 %x\n", form, err == nil, sha256.Sum256(b))

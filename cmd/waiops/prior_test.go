@@ -57,10 +57,13 @@ func TestPriorRefusals(t *testing.T) {
 		{[]string{"prior", "load", "--form", "safetensors", priorCorpus + "header_truncated.safetensors"}, "refuse header_truncated: "},
 		{[]string{"prior", "encode", "--form", "nnc", priorCorpus + "wsr1_bias_min.wsr1"}, "refuse value_out_of_range: "},
 		{[]string{"prior", "encode", "--form", "gguf", priorCorpus + "whm1_truncated.whm1"}, "refuse native_malformed: "},
+		// The spec's form names, as --form spells them in every prior command.
+		{[]string{"prior", "load", "--form", "wai.prior.safetensors", priorCorpus + "header_truncated.safetensors"}, "refuse header_truncated: "},
+		{[]string{"prior", "encode", "--form", "wai.prior.gguf", priorCorpus + "whm1_truncated.whm1"}, "refuse native_malformed: "},
 	} {
 		var so, se bytes.Buffer
-		if rc := dispatch(tc.args, &so, &se); rc != 3 || !strings.HasPrefix(so.String(), tc.out) {
-			t.Errorf("%v: exit %d, %q; want 3, %q", tc.args, rc, so.String(), tc.out)
+		if rc := dispatch(tc.args, &so, &se); rc != 3 || so.Len() != 0 || !strings.HasPrefix(se.String(), tc.out) {
+			t.Errorf("%v: exit %d, %q %q; want 3, %q on stderr", tc.args, rc, so.String(), se.String(), tc.out)
 		}
 	}
 	var so, se bytes.Buffer

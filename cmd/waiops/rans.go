@@ -13,19 +13,20 @@ import (
 )
 
 func init() {
-	commands["rans encode"] = command{"encode symbols as a CompressAI-compatible rans64 stream (E1)", runRansEncode}
-	commands["rans decode"] = command{"decode a rans64 stream under E1's modes (§5E)", runRansDecode}
+	commands["rans encode"] = command{summary: "encode symbols as a CompressAI-compatible rans64 stream (integer-operators E1)", run: runRansEncode}
+	commands["rans decode"] = command{summary: "decode a rans64 stream under E1's modes (integer-operators §5E)", run: runRansDecode}
 }
 
 // ransHelp says how both rans commands read their input.
 const ransHelp = `Input: one JSON object, from FILE or from stdin when FILE is absent or "-",
-in the §14.1 stage form, every integer a decimal string:
+in the stage form of integer-operators §14.1, every integer a decimal string:
   decode: {"stream": hex, "tables": [{"cdf": [...], "offset": o}...], "reads": [table index...]}
   encode: the same with "symbols": [...] in place of "stream".
-The modes are E1's: give them as a "modes" member of the object, in the §14.1
+The modes are E1's (integer-operators §5E): give them as a "modes" member, in the §14.1
 form {"table", "escape", "end"[, "lo", "hi"]}, or with the flags below; not both.
 Output: canonical JSON on stdout, {"symbols": [...]} or {"stream": hex}.
-A refusal prints "refuse <code>: <why>" and exits 3. encode decodes its stream
+A refusal prints "refuse <code>: <why>" on stderr and exits 3; input that does
+not read as that object exits 1. encode decodes its stream
 back under the modes and refuses what that decode refuses.
 `
 
@@ -64,6 +65,9 @@ func ransInput(name string, args []string, stdin io.Reader, stderr io.Writer) (m
 	}
 	var raw []byte
 	if len(pos) == 0 || pos[0] == "-" {
+		if isTerminal(stdin) {
+			fmt.Fprintf(stderr, "waiops %s: reading the input object from stdin (end it with Ctrl-D; -h for its form)\n", name)
+		}
 		raw, err = io.ReadAll(stdin)
 	} else {
 		raw, err = os.ReadFile(pos[0])
@@ -84,8 +88,11 @@ func ransInput(name string, args []string, stdin io.Reader, stderr io.Writer) (m
 		flagged := false
 		fs.Visit(func(*flag.Flag) { flagged = true })
 		mm, isObj := mv.(map[string]any)
-		if flagged || !isObj {
-			return nil, stage.RansModes{}, 0, fmt.Errorf("give the modes as an object member or as flags, not both")
+		if flagged {
+			return nil, stage.RansModes{}, usageError(fs, fmt.Errorf("give the modes as an object member or as flags, not both")), nil
+		}
+		if !isObj {
+			return nil, stage.RansModes{}, 0, fmt.Errorf("the input's modes member is not an object")
 		}
 		modes = mm
 	}
@@ -93,69 +100,65 @@ func ransInput(name string, args []string, stdin io.Reader, stderr io.Writer) (m
 	return in, m, 0, err
 }
 
-// ransStdin is where the rans commands read an input given no file; tests
-// replace it.
-var ransStdin io.Reader = os.Stdin
-
 func runRansDecode(args []string, stdout, stderr io.Writer) int {
-	in, m, code, err := ransInput("rans decode", args, ransStdin, stderr)
+	in, m, code, err := ransInput("rans decode", args, stdin, stderr)
 	if code != 0 {
 		return code
 	}
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	stream, tables, reads, err := stage.RansInOf(in)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	var d stage.RansDecoder
 	syms, err := d.Decode(stream, tables, reads, m)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	return writeJSON(stdout, stderr, map[string]any{"symbols": syms})
 }
 
 func runRansEncode(args []string, stdout, stderr io.Writer) int {
-	in, m, code, err := ransInput("rans encode", args, ransStdin, stderr)
+	in, m, code, err := ransInput("rans encode", args, stdin, stderr)
 	if code != 0 {
 		return code
 	}
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	tables, reads, err := stage.RansTablesOf(in)
 	if err == nil {
 		err = stage.CheckRansTables(tables, reads, m)
 	}
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	l, ok := in["symbols"].([]any)
 	if !ok || len(l) != len(reads) {
-		return fail(refusal.NewAt(refusal.ModelMismatch, -1, "symbols must be an array of one integer per read"), stdout, stderr)
+		return fail(refusal.NewAt(refusal.ModelMismatch, -1, "symbols must be an array of one integer per read"), stderr)
 	}
 	syms := make([]int64, len(l))
 	for i, s := range l {
 		if syms[i], err = cjson.Int(s); err != nil {
-			return fail(refusal.NewAt(refusal.ModelMismatch, -1, "symbols[%d]: %v", i, err), stdout, stderr)
+			return fail(refusal.NewAt(refusal.ModelMismatch, -1, "symbols[%d]: %v", i, err), stderr)
 		}
 	}
 	var e stage.RansEncoder
 	for i, s := range syms {
 		if err := e.Symbol(tables[reads[i]], s); err != nil {
-			return fail(err, stdout, stderr)
+			return fail(err, stderr)
 		}
 	}
 	stream := e.Bytes()
 	var d stage.RansDecoder
 	got, err := d.Decode(stream, tables, reads, m)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	if !slices.Equal(got, syms) {
-		return fail(fmt.Errorf("the stream does not decode back to the symbols (a symbol outside i32 saturates)"), stdout, stderr)
+		return fail(fmt.Errorf("the stream does not decode back to the symbols (a symbol outside i32 saturates)"), stderr)
 	}
 	return writeJSON(stdout, stderr, map[string]any{"stream": fmt.Sprintf("%x", stream)})
 }

@@ -9,15 +9,22 @@ import (
 )
 
 // ransRun runs the command line with in on stdin and returns its exit
-// status and stdout.
+// status and stdout, or stderr where the status is not 0; a status not 0
+// with anything on stdout is an error.
 func ransRun(t *testing.T, in string, args ...string) (int, string) {
 	t.Helper()
-	old := ransStdin
-	ransStdin = strings.NewReader(in)
-	defer func() { ransStdin = old }()
+	old := stdin
+	stdin = strings.NewReader(in)
+	defer func() { stdin = old }()
 	var stdout, stderr bytes.Buffer
 	code := dispatch(args, &stdout, &stderr)
-	return code, stdout.String() + stderr.String()
+	if code == 0 {
+		return code, stdout.String()
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("%v: exit %d with stdout %q", args, code, stdout.String())
+	}
+	return code, stderr.String()
 }
 
 // TestRansCommands: the hand-worked stream of stage's tests (symbol 1 of

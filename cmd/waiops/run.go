@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	commands["run"] = command{"decode a WHG1 graph on a fabric the planner picks", runCmd}
+	commands["run"] = command{summary: "decode a WHG1 graph on a fabric the planner picks", run: runCmd}
 }
 
 // runCmd is `waiops run GRAPH.whg1 --inputs IN.json [--scalars 1,2]
@@ -37,23 +37,23 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	choice, err := plan.ParseChoice(*fabric)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	graphBytes, err := os.ReadFile(pos[0])
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	raw, err := os.ReadFile(*inPath)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	decodes, sequence, err := readDecodes(raw, *scalarList)
 	if err != nil {
-		return fail(fmt.Errorf("%s: %v", *inPath, err), stdout, stderr)
+		return fail(fmt.Errorf("%s: %v", *inPath, err), stderr)
 	}
 	sess, err := plan.NewSession(choice)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	defer sess.Close()
 	if sess.Note() != "" {
@@ -61,14 +61,14 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	g, err := sess.Load(graphBytes)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	fmt.Fprintln(stderr, "fabric:", g.Fabric().Name())
 	seq := g.Sequence()
 	if !sequence {
 		outs, err := seq.Decode(decodes[0].inputs, decodes[0].scalars)
 		if err != nil {
-			return fail(err, stdout, stderr)
+			return fail(err, stderr)
 		}
 		return writeJSON(stdout, stderr, tensor.ListJSON(outs))
 	}
@@ -83,7 +83,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "refuse %s: decode %d: %s\n", r.Code, i, oneLine(r.Msg))
 			results[i] = map[string]any{"refuse": string(r.Code)}
 		case err != nil:
-			return fail(err, stdout, stderr)
+			return fail(err, stderr)
 		default:
 			results[i] = map[string]any{"outputs": tensor.ListJSON(outs)}
 		}
@@ -169,7 +169,7 @@ func parseScalarList(s string) ([]int64, error) {
 func writeJSON(stdout, stderr io.Writer, v any) int {
 	b, err := cjson.Marshal(v)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	stdout.Write(append(b, '\n'))
 	return 0

@@ -82,14 +82,14 @@ func TestRunSequenceCarriesStateAcrossARefusal(t *testing.T) {
 }
 
 func TestRunRefusedDecodePrintsCode(t *testing.T) {
-	out, _, rc := runWith(t, `[{"data":["-101","5"],"shape":["1","1","2"]}]`, "--fabric", "cpu")
-	if rc != 3 || len(out) < 19 || out[:19] != "refuse field_range:" {
-		t.Fatalf("exit %d, stdout %q", rc, out)
+	out, errOut, rc := runWith(t, `[{"data":["-101","5"],"shape":["1","1","2"]}]`, "--fabric", "cpu")
+	if rc != 3 || out != "" || !strings.HasPrefix(errOut, "fabric: cpu\nrefuse field_range: ") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", rc, out, errOut)
 	}
 	// Input 0 declares max_w 2: a 3-wide input is too_large at run step 1.
-	out, _, rc = runWith(t, `[{"data":["1","2","3"],"shape":["1","1","3"]}]`, "--fabric", "cpu")
-	if rc != 3 || len(out) < 17 || out[:17] != "refuse too_large:" {
-		t.Fatalf("exit %d, stdout %q", rc, out)
+	out, errOut, rc = runWith(t, `[{"data":["1","2","3"],"shape":["1","1","3"]}]`, "--fabric", "cpu")
+	if rc != 3 || out != "" || !strings.HasPrefix(errOut, "fabric: cpu\nrefuse too_large: ") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", rc, out, errOut)
 	}
 }
 
@@ -100,7 +100,7 @@ func TestRunRefusedDecodePrintsCode(t *testing.T) {
 func TestRunZeroSideIsModelMismatch(t *testing.T) {
 	for _, in := range []string{`[{"data":[],"shape":["1","0","8"]}]`, `[{"data":[],"shape":["1","1","0"]}]`} {
 		out, errOut, rc := runWith(t, in, "--fabric", "cpu")
-		if rc != 3 || !strings.HasPrefix(out, "refuse model_mismatch: ") {
+		if rc != 3 || out != "" || !strings.HasPrefix(errOut, "fabric: cpu\nrefuse model_mismatch: ") {
 			t.Fatalf("%s: exit %d, stdout %q, stderr %q", in, rc, out, errOut)
 		}
 	}

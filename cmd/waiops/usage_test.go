@@ -93,16 +93,29 @@ func TestGroupListsItsCommands(t *testing.T) {
 	if _, se, rc := call("nosuch"); rc != 2 || !strings.HasPrefix(se, "waiops: unknown command \"nosuch\"\n") {
 		t.Errorf("waiops nosuch: exit %d, stderr %q", rc, se)
 	}
+	for _, args := range [][]string{{"help", "nosuch"}, {"help", "prior", "nosuch"}, {"help", "prior", "load", "extra"}} {
+		if so, se, rc := call(args...); rc != 2 || so != "" || !strings.HasPrefix(se, "waiops: unknown command ") {
+			t.Errorf("waiops %s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), rc, so, se)
+		}
+	}
 }
 
 var flagLine = regexp.MustCompile(`^  -(\S+)`)
 
-// TestUsageListsEveryFlag: every command's -h opens with its usage line,
-// and the usage line names every flag the command takes (as --name).
+// TestUsageListsEveryFlag: every command's -h prints its usage once, on
+// stdout, exit 0, and `waiops help CMD` the same; the usage opens with its
+// usage line, which names every flag the command takes (as --name) but an
+// older spelling's, and every flag has its help.
 func TestUsageListsEveryFlag(t *testing.T) {
 	for n := range commands {
-		_, se, _ := call(append(strings.Fields(n), "-h")...)
-		lines := strings.Split(se, "\n")
+		so, se, rc := call(append(strings.Fields(n), "-h")...)
+		if rc != 0 || se != "" || strings.Count(so, "usage: ") != 1 {
+			t.Errorf("%s -h: exit %d, stderr %q, %d usages in %q", n, rc, se, strings.Count(so, "usage: "), so)
+		}
+		if hso, hse, hrc := call(append([]string{"help"}, strings.Fields(n)...)...); hrc != 0 || hse != "" || hso != so {
+			t.Errorf("help %s: exit %d, stderr %q, stdout %q; want -h's", n, hrc, hse, hso)
+		}
+		lines := strings.Split(so, "\n")
 		if !strings.HasPrefix(lines[0], "usage: waiops "+n) {
 			t.Errorf("%s -h: first line %q", n, lines[0])
 			continue
@@ -115,8 +128,19 @@ func TestUsageListsEveryFlag(t *testing.T) {
 			head = append(head, l)
 		}
 		line := strings.Join(head, "\n")
-		for _, l := range lines {
-			if m := flagLine.FindStringSubmatch(l); m != nil && !strings.Contains(line, "--"+m[1]+" ") && !strings.Contains(line, "--"+m[1]+"]") {
+		for i, l := range lines {
+			m := flagLine.FindStringSubmatch(l)
+			if m == nil {
+				continue
+			}
+			help := ""
+			if i+1 < len(lines) {
+				help = strings.TrimSpace(lines[i+1])
+			}
+			if help == "" || flagLine.MatchString(lines[i+1]) {
+				t.Errorf("%s: --%s has no help", n, m[1])
+			}
+			if !strings.Contains(line, "--"+m[1]+" ") && !strings.Contains(line, "--"+m[1]+"]") && !strings.HasPrefix(help, olderSpelling) {
 				t.Errorf("%s: usage %q omits --%s", n, line, m[1])
 			}
 		}
@@ -138,8 +162,8 @@ func TestFabricWords(t *testing.T) {
 		{"conform", "[--fabric all|cpu|gpu|hybrid]"},
 		{"bench", "[--fabric all|cpu|gpu|hybrid]"},
 	} {
-		_, se, _ := call(append(strings.Fields(c.cmd), "-h")...)
-		if first, _, _ := strings.Cut(se, "\n"); !strings.Contains(first, c.want) {
+		so, _, _ := call(append(strings.Fields(c.cmd), "-h")...)
+		if first, _, _ := strings.Cut(so, "\n"); !strings.Contains(first, c.want) {
 			t.Errorf("%s: usage %q, want %s", c.cmd, first, c.want)
 		}
 	}

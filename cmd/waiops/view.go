@@ -14,8 +14,8 @@ import (
 )
 
 func init() {
-	commands["view int_synth"] = command{"show an int_synth payload decoding live in a window (§13.1)", runViewSynth}
-	commands["view world"] = command{"show a world/1 clip decoding live in a window, stepped by the arrow keys (§13.5, informative)", runViewWorld}
+	commands["view int_synth"] = command{summary: "show an int_synth payload decoding live in a window (integer-operators §13.1)", run: runViewSynth}
+	commands["view world"] = command{summary: "show a world/1 clip decoding live in a window, stepped by the arrow keys (integer-operators §13.5, informative)", run: runViewWorld}
 }
 
 // viewKeys is what the viewer's keys do, for its usage text.
@@ -169,24 +169,23 @@ func runViewSynth(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("view int_synth", stderr)
 	setUsage(fs, "--set int_synth.json --payload P"+viewUsage+fabricUsage(graphFabrics)+"\n"+viewKeys)
 	set := fs.String("set", "", "the set's int_synth.json")
-	payload := fs.String("payload", "", "the payload (DECISIONS.md D)")
+	payload := fs.String("payload", "", "the int_synth payload: u16 H, W, C, S, a zero byte, then the i8 latents [C][S][S], little-endian (docs/READINGS.md)")
 	vf := addViewFlags(fs)
-	if pos, err := parseArgs(fs, args); err != nil || len(pos) != 0 || *set == "" || *payload == "" || *vf.scale < 0 || *vf.frames < 0 {
-		fs.Usage()
+	if _, ok := positionals(fs, args, 0, func() bool { return *set != "" && *payload != "" && *vf.scale >= 0 && *vf.frames >= 0 }); !ok {
 		return 2
 	}
 	in, err := readFiles(*set, *payload)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	d, err := openDecoder(*vf.fabric, stderr)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	defer d.Close()
 	s, err := d.LoadSynth(in[0])
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	// On the GL fabric the frames stay on the device (rgba8 layout, then
 	// the texture upload from that buffer); elsewhere they come through
@@ -202,32 +201,33 @@ func runViewWorld(args []string, stdout, stderr io.Writer) int {
 	setUsage(fs, "--T T.whm --gs g_s.whm --z0 Z.json --rows R.json"+viewUsage+fabricUsage(graphFabrics)+"\n"+viewKeys)
 	tPath := fs.String("T", "", "the transition network T.whm")
 	gsPath := fs.String("gs", "", "the synthesis network g_s.whm")
-	z0Path := fs.String("z0", "", "the initial latent, a §14.1 tensor")
+	z0Path := fs.String("z0", "", "the initial latent, an integer-operators §14.1 tensor")
 	rowsPath := fs.String("rows", "", "the action rows: a JSON array of rows of A moves")
 	vf := addViewFlags(fs)
-	if pos, err := parseArgs(fs, args); err != nil || len(pos) != 0 || *tPath == "" || *gsPath == "" || *z0Path == "" || *rowsPath == "" || *vf.scale < 0 || *vf.frames < 0 {
-		fs.Usage()
+	if _, ok := positionals(fs, args, 0, func() bool {
+		return *tPath != "" && *gsPath != "" && *z0Path != "" && *rowsPath != "" && *vf.scale >= 0 && *vf.frames >= 0
+	}); !ok {
 		return 2
 	}
 	in, err := readFiles(*tPath, *gsPath, *z0Path, *rowsPath)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	rows, err := decoder.ParseRows(in[3])
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	d, err := openDecoder(*vf.fabric, stderr)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	defer d.Close()
 	w, err := d.LoadWorld(in[0], in[1])
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	if err := w.CheckRows(rows); err != nil { // before the window opens
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	src := &worldSource{w: w, z0: in[2], rows: rows}
 	return view(src, "world", worldFabric(w), vf, stdout, stderr)
@@ -245,7 +245,7 @@ func autoScale(w, h int) int {
 func view(src viewSource, kind, fabric string, vf viewFlags, stdout, stderr io.Writer) int {
 	frame, err := src.next()
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	fmt.Fprintln(stderr, "fabric:", fabric)
 	fw, fh := frame.size()
@@ -255,7 +255,7 @@ func view(src viewSource, kind, fabric string, vf viewFlags, stdout, stderr io.W
 	}
 	dev, err := gpu.Open()
 	if err != nil {
-		return fail(fmt.Errorf("view needs a window: %w", err), stdout, stderr)
+		return fail(fmt.Errorf("view needs a window: %w", err), stderr)
 	}
 	title := func(fps float64, paused bool) string {
 		s := fmt.Sprintf("waiops view %s | %s | %.1f fps", kind, fabric, fps)
@@ -266,7 +266,7 @@ func view(src viewSource, kind, fabric string, vf viewFlags, stdout, stderr io.W
 	}
 	win, err := dev.NewWindow(title(0, *vf.paused), fw*scale, fh*scale)
 	if err != nil {
-		return fail(err, stdout, stderr)
+		return fail(err, stderr)
 	}
 	defer win.Close()
 	// The frames per second count the frames decoded and shown once the
@@ -276,11 +276,11 @@ func view(src viewSource, kind, fabric string, vf viewFlags, stdout, stderr io.W
 	mark, markN := time.Now(), decoded // the title's fps window
 	for {
 		if err := frame.show(win, scale); err != nil {
-			return fail(err, stdout, stderr)
+			return fail(err, stderr)
 		}
 		keys, closing, err := win.Events()
 		if err != nil {
-			return fail(err, stdout, stderr)
+			return fail(err, stderr)
 		}
 		quit := closing || *vf.frames > 0 && decoded >= *vf.frames
 		for _, k := range keys {
@@ -296,7 +296,7 @@ func view(src viewSource, kind, fabric string, vf viewFlags, stdout, stderr io.W
 					dir = -1
 				}
 				if frame, err = src.step(dir); err != nil {
-					return fail(err, stdout, stderr)
+					return fail(err, stderr)
 				}
 			case gpu.KeyS:
 				p, err := frame.png()
@@ -308,7 +308,7 @@ func view(src viewSource, kind, fabric string, vf viewFlags, stdout, stderr io.W
 					}
 				}
 				if err != nil {
-					return fail(err, stdout, stderr)
+					return fail(err, stderr)
 				}
 			}
 		}
@@ -320,7 +320,7 @@ func view(src viewSource, kind, fabric string, vf viewFlags, stdout, stderr io.W
 			continue
 		}
 		if frame, err = src.next(); err != nil {
-			return fail(err, stdout, stderr)
+			return fail(err, stderr)
 		}
 		decoded++
 		if el := time.Since(mark); el >= 500*time.Millisecond {

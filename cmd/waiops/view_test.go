@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,12 +20,6 @@ import (
 // on the X display, a screenshot of it (xwd), keys pressed through the X
 // server (xdotool). Without a display or those tools they skip, unless
 // gpu.Required(), where they fail.
-
-var viewBin struct {
-	sync.Once
-	path string
-	err  error
-}
 
 // viewer builds the command once and checks the display and the tools.
 func viewer(t *testing.T) string {
@@ -51,21 +44,7 @@ func viewer(t *testing.T) string {
 			need(fmt.Errorf("%s is missing (scripts/setup.sh installs it): %v", tool, err))
 		}
 	}
-	viewBin.Do(func() {
-		dir, err := os.MkdirTemp("", "waiops-view")
-		if err != nil {
-			viewBin.err = err
-			return
-		}
-		viewBin.path = filepath.Join(dir, "waiops")
-		if out, err := exec.Command("go", "build", "-o", viewBin.path, ".").CombinedOutput(); err != nil {
-			viewBin.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if viewBin.err != nil {
-		t.Fatal(viewBin.err)
-	}
-	return viewBin.path
+	return builtCommand(t)
 }
 
 // viewing is one running viewer.

@@ -63,6 +63,16 @@ func loadBounds(g *whg1.Graph, gb *certify.GraphBounds) (*Program, error) {
 	return p, nil
 }
 
+// LoadCertified prepares g, already parsed and certified on its own
+// (certify.Graph), for decoding: the verdict is checked against acc64
+// (§8.6) and each kernel sees its certified input interval.
+func LoadCertified(g *whg1.Graph, cert *certify.Certificate) (*Program, error) {
+	if err := cert.Verdict.Admit(certify.Acc64); err != nil {
+		return nil, err
+	}
+	return loadBounds(g, &cert.Graphs[0])
+}
+
 // LoadBytes reads WHG1 bytes and loads them against acc64 through the
 // certifier (§10.5 steps 1–8, §8.6: a verdict that does not meet acc64 is
 // model_mismatch), then prepares the graph. It returns the certificate

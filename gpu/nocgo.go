@@ -5,6 +5,7 @@ package gpu
 import (
 	"errors"
 
+	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
@@ -26,6 +27,11 @@ func (*Device) Identity() Identity { return Identity{} }
 
 // Load reports that this build has no GPU.
 func (*Device) Load([]byte) (*Program, error) { return nil, errNoGPU }
+
+// LoadCertified reports that this build has no GPU.
+func (*Device) LoadCertified(*whg1.Graph, *certify.Certificate) (*Program, error) {
+	return nil, errNoGPU
+}
 
 // Decode reports that this build has no GPU.
 func (*Program) Decode([]*tensor.T, []int64) ([]*tensor.T, error) { return nil, errNoGPU }

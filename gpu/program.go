@@ -50,10 +50,21 @@ var preps = map[whg1.Opcode]func(g *whg1.Graph, op *whg1.Op) (prepared, error){}
 // a graph whose verdict does not meet acc32 with model_mismatch. It then
 // prepares every operator and uploads its parameters.
 func (d *Device) Load(b []byte) (*Program, error) {
-	g, _, err := certify.Load(b, certify.Acc32)
+	g, cert, err := certify.Load(b, certify.Acc32)
 	if err != nil {
 		return nil, err
 	}
+	return d.LoadCertified(g, cert)
+}
+
+// LoadCertified is Load of a graph already parsed and certified (the
+// certificate of g on its own, certify.Graph): the verdict is checked
+// against acc32 (§8.6), and the graph is not parsed again.
+func (d *Device) LoadCertified(g *whg1.Graph, cert *certify.Certificate) (*Program, error) {
+	if err := cert.Verdict.Admit(certify.Acc32); err != nil {
+		return nil, err
+	}
+	var err error
 	p := &Program{d: d, g: g, ops: make([]prepared, len(g.Ops)), prm: make([]*buffer, len(g.Ops))}
 	for i := range g.Ops {
 		op := &g.Ops[i]

@@ -6,6 +6,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
@@ -22,12 +23,28 @@ const DefaultMaxGraphs = 64
 // Decode after its session evicted it or closed.
 var ErrClosed = errors.New("plan: the session is closed or evicted this graph (load it again)")
 
-// graphCache is a Session's loaded graphs, least recently used (loaded or
-// decoded) at the back. Its methods hold the Session's mu.
+// graphCache is a Session's one cache of graphs: each graph's parsed form
+// and certificate by the SHA-256 of its bytes (model), and its loaded
+// program per fabric (Graph), least recently used (loaded or decoded) at
+// the back. A model stays while a program of it does. Its methods hold the
+// Session's mu.
 type graphCache struct {
-	byKey map[loadKey]*list.Element // of *cached
-	order list.List
+	byKey  map[loadKey]*list.Element // of *cached
+	order  list.List
+	models map[[32]byte]*model
 }
+
+// model is a graph parsed and certified on its own (certify.Graph), shared
+// by its programs on every fabric.
+type model struct {
+	g     *whg1.Graph
+	cert  *certify.Certificate
+	progs int // the cached Graphs of this model
+}
+
+// model returns the kept parse and certificate of the bytes with digest
+// sum, or nil.
+func (c *graphCache) model(sum [32]byte) *model { return c.models[sum] }
 
 type cached struct {
 	key loadKey
@@ -56,17 +73,25 @@ func (c *graphCache) touch(key loadKey, g *Graph) {
 // least recently used first, for the caller to close once it has let go of
 // the lock. A held graph (Session.Hold) is never among them: while every
 // graph over the limit is held, the cache holds more than limit.
-func (c *graphCache) put(key loadKey, g *Graph, limit int) []*Graph {
+func (c *graphCache) put(key loadKey, g *Graph, m *model, limit int) []*Graph {
 	if c.byKey == nil {
 		c.byKey = map[loadKey]*list.Element{}
+		c.models = map[[32]byte]*model{}
 	}
 	c.byKey[key] = c.order.PushFront(&cached{key, g})
+	c.models[key.sum] = m
+	m.progs++
 	var out []*Graph
 	for e := c.order.Back(); e != nil && c.order.Len() > limit; {
 		prev := e.Prev()
 		if v := e.Value.(*cached); v.g != g && v.g.holds == 0 {
 			c.order.Remove(e)
 			delete(c.byKey, v.key)
+			if m := c.models[v.key.sum]; m != nil {
+				if m.progs--; m.progs == 0 {
+					delete(c.models, v.key.sum)
+				}
+			}
 			out = append(out, v.g)
 		}
 		e = prev
@@ -80,7 +105,7 @@ func (c *graphCache) drain() []*Graph {
 	for e := c.order.Front(); e != nil; e = e.Next() {
 		out = append(out, e.Value.(*cached).g)
 	}
-	c.byKey, c.order = nil, list.List{}
+	c.byKey, c.order, c.models = nil, list.List{}, nil
 	return out
 }
 

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/gpu"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
@@ -26,6 +27,14 @@ func (f closingGL) Load(b []byte) (whg1.Decoder, *whg1.Graph, error) {
 		return nil, nil, err
 	}
 	return &countingCloser{dec, f.closes}, g, nil
+}
+
+func (f closingGL) LoadCertified(g *whg1.Graph, cert *certify.Certificate) (whg1.Decoder, error) {
+	dec, err := f.cpu32.LoadCertified(g, cert)
+	if err != nil {
+		return nil, err
+	}
+	return &countingCloser{dec, f.closes}, nil
 }
 
 type countingCloser struct {

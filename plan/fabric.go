@@ -26,4 +26,8 @@ type Fabric interface {
 	// and returns a decoder for the graph (one decode per call; wrap it in
 	// whg1.Sequence for state).
 	Load(b []byte) (whg1.Decoder, *whg1.Graph, error)
+	// LoadCertified is Load of a graph already parsed and certified on its
+	// own (certify.Graph): the verdict is checked against Profile, and
+	// nothing is parsed or certified again.
+	LoadCertified(g *whg1.Graph, cert *certify.Certificate) (whg1.Decoder, error)
 }

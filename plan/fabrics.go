@@ -28,6 +28,10 @@ func (cpuFabric) Load(b []byte) (whg1.Decoder, *whg1.Graph, error) {
 	return p, p.Graph(), nil
 }
 
+func (cpuFabric) LoadCertified(g *whg1.Graph, cert *certify.Certificate) (whg1.Decoder, error) {
+	return cpuref.LoadCertified(g, cert)
+}
+
 // gpuFabric is the GL compute fabric at acc32.
 type gpuFabric struct{ dev *gpu.Device }
 
@@ -42,6 +46,10 @@ func (f gpuFabric) Load(b []byte) (whg1.Decoder, *whg1.Graph, error) {
 		return nil, nil, err
 	}
 	return p, p.Graph(), nil
+}
+
+func (f gpuFabric) LoadCertified(g *whg1.Graph, cert *certify.Certificate) (whg1.Decoder, error) {
+	return f.dev.LoadCertified(g, cert)
 }
 
 // The process has one GL context; every session shares it.

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/gpu"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
@@ -97,6 +98,14 @@ func (f losingGL) Load(b []byte) (whg1.Decoder, *whg1.Graph, error) {
 	return losing{dec, f.lost}, g, err
 }
 
+func (f losingGL) LoadCertified(g *whg1.Graph, cert *certify.Certificate) (whg1.Decoder, error) {
+	if f.lost.Load() {
+		return nil, fmt.Errorf("%w: test", gpu.ErrLost)
+	}
+	dec, err := f.cpu32.LoadCertified(g, cert)
+	return losing{dec, f.lost}, err
+}
+
 type losing struct {
 	whg1.Decoder
 	lost *atomic.Bool
@@ -162,5 +171,29 @@ func TestAutoReroutesAfterLoss(t *testing.T) {
 	lost.Store(true)
 	if _, err := g.Decode(in4(-1, 2, 3, 4), nil); !errors.Is(err, gpu.ErrLost) {
 		t.Fatalf("under GPU after the loss: %v, want ErrLost", err)
+	}
+}
+
+// The session's one cache keeps each graph's parse and certificate beside
+// its programs and no longer: loading the same bytes again reuses them,
+// and after 50 distinct graphs under MaxGraphs 2 it holds two of each.
+func TestOneCache(t *testing.T) {
+	s, err := newSession(CPU, nil, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.MaxGraphs = 2
+	g1, _ := s.Load(graph(-100, 100, 1))
+	again, _ := s.Load(graph(-100, 100, 1))
+	if again != g1 || again.Model != g1.Model {
+		t.Fatal("the same bytes parsed twice")
+	}
+	for m := int64(2); m < 52; m++ {
+		if _, err := s.Load(graph(-100, 100, m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, p := len(s.loaded.models), s.loaded.order.Len(); n != 2 || p != 2 {
+		t.Fatalf("the cache holds %d models and %d programs, want 2 and 2", n, p)
 	}
 }

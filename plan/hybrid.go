@@ -106,10 +106,23 @@ func (h *HybridFabric) Load(b []byte) (whg1.Decoder, *whg1.Graph, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	p, err := h.load(g, cert)
+	return p, g, err
+}
+
+// LoadCertified is Load of a graph already parsed and certified on its own.
+func (h *HybridFabric) LoadCertified(g *whg1.Graph, cert *certify.Certificate) (whg1.Decoder, error) {
+	if err := cert.Verdict.Admit(certify.Acc64); err != nil {
+		return nil, err
+	}
+	return h.load(g, cert)
+}
+
+func (h *HybridFabric) load(g *whg1.Graph, cert *certify.Certificate) (*HybridProgram, error) {
 	gb := &cert.Graphs[0]
 	declared, err := g.DeclaredShapes()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	p := &HybridProgram{g: g}
 	for _, r := range partition(g, gb) {
@@ -142,12 +155,12 @@ func (h *HybridFabric) Load(b []byte) (whg1.Decoder, *whg1.Graph, error) {
 		if r.dec == nil {
 			if err := r.load(cpu, g, gb, declared); err != nil {
 				p.Close() // the GPU runs loaded so far
-				return nil, nil, fmt.Errorf("hybrid: ops %d–%d on the CPU: %w", r.First, r.End-1, err)
+				return nil, fmt.Errorf("hybrid: ops %d–%d on the CPU: %w", r.First, r.End-1, err)
 			}
 		}
 		p.drop[i] = slices.Concat(drops[r.First:r.End]...)
 	}
-	return p, g, nil
+	return p, nil
 }
 
 // partition splits g's operators into maximal runs of acc32 nodes (§8.5

@@ -34,6 +34,13 @@ func (cpu32) Load(b []byte) (whg1.Decoder, *whg1.Graph, error) {
 	return p, g, err
 }
 
+func (cpu32) LoadCertified(g *whg1.Graph, cert *certify.Certificate) (whg1.Decoder, error) {
+	if err := cert.Verdict.Admit(certify.Acc32); err != nil {
+		return nil, err
+	}
+	return cpuref.Load(g)
+}
+
 // acc32Fabrics are the acc32 fabrics a hybrid test runs over: cpu32
 // always, the GL fabric when there is one (requireGPU's rules).
 func acc32Fabrics(t *testing.T) []Fabric {

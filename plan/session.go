@@ -164,7 +164,7 @@ type Graph struct {
 	Model *whg1.Graph
 	s     *Session
 	key   loadKey
-	src   []byte // the graph's bytes, to load it on the CPU after a loss
+	cert  *certify.Certificate // Model's, to load it on the CPU after a loss
 
 	mu  sync.Mutex // over fab and dec, which a loss changes
 	fab Fabric
@@ -213,40 +213,54 @@ func (s *Session) Release(g *Graph) {
 
 func (s *Session) load(b []byte, hold bool) (*Graph, error) {
 	s.mu.Lock()
-	gf := s.gpu
+	g, evicted, err := s.loadLocked(b, hold)
 	s.mu.Unlock()
-	f := s.cpu
-	if gf != nil {
-		ok, err := meetsAcc32(b)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case ok:
-			f = gf
-		case s.choice == GPU:
-			return nil, refusal.New(refusal.ModelMismatch, "the graph's verdict does not meet acc32, and the gpu fabric implements acc32 only; run it on the cpu fabric or auto")
-		}
-	}
-	key := loadKey{sha256.Sum256(b), f.Name()}
-	s.mu.Lock()
+	// Closed outside the lock: a close waits for the evicted graph's
+	// decodes in flight, which must not hold up other loads. Its error (a
+	// GL thread that is gone) is not this load's: b loaded.
+	closeAll(evicted)
+	return g, err
+}
+
+// loadLocked is load under the session's mu; it returns the graphs the
+// load evicted, for the caller to close.
+func (s *Session) loadLocked(b []byte, hold bool) (*Graph, []*Graph, error) {
+	// One digest per load names the graph everywhere below: its parsed
+	// form and certificate (§8.6: verdicts kept by the SHA-256 of the
+	// bytes) and its program on each fabric, all in the session's cache.
+	sum := sha256.Sum256(b)
 	if s.closed {
-		s.mu.Unlock()
-		return nil, ErrClosed
+		return nil, nil, ErrClosed
 	}
+	m := s.loaded.model(sum)
+	if m == nil {
+		g, cert, err := certify.Graph(b)
+		if err != nil {
+			return nil, nil, err
+		}
+		m = &model{g: g, cert: cert}
+	}
+	f := s.cpu
+	if s.gpu != nil {
+		switch {
+		case m.cert.Verdict.Meets(certify.Acc32):
+			f = s.gpu
+		case s.choice == GPU:
+			return nil, nil, refusal.New(refusal.ModelMismatch, "the graph's verdict does not meet acc32, and the gpu fabric implements acc32 only; run it on the cpu fabric or auto")
+		}
+	}
+	key := loadKey{sum, f.Name()}
 	if g := s.loaded.get(key); g != nil {
 		if hold {
 			g.holds++
 		}
-		s.mu.Unlock()
-		return g, nil
+		return g, nil, nil
 	}
-	dec, model, err := f.Load(b)
+	dec, err := f.LoadCertified(m.g, m.cert)
 	if err != nil {
-		s.mu.Unlock()
-		return nil, err
+		return nil, nil, err
 	}
-	g := &Graph{Model: model, s: s, key: key, src: b, fab: f, dec: &guarded{dec: dec}}
+	g := &Graph{Model: m.g, s: s, key: key, cert: m.cert, fab: f, dec: &guarded{dec: dec}}
 	if hold {
 		g.holds = 1
 	}
@@ -254,13 +268,7 @@ func (s *Session) load(b []byte, hold bool) (*Graph, error) {
 	if limit <= 0 {
 		limit = DefaultMaxGraphs
 	}
-	evicted := s.loaded.put(key, g, limit)
-	s.mu.Unlock()
-	// Closed outside the lock: a close waits for the evicted graph's
-	// decodes in flight, which must not hold up other loads. Its error (a
-	// GL thread that is gone) is not this load's: b loaded.
-	closeAll(evicted)
-	return g, nil
+	return g, s.loaded.put(key, g, m, limit), nil
 }
 
 // used marks g most recently used, so that a graph in use is the last the
@@ -291,7 +299,7 @@ func (s *Session) reroute(g *Graph, old *guarded, loss error) *guarded {
 		defer g.mu.Unlock()
 		return g.dec
 	}
-	dec, _, err := s.cpu.Load(g.src)
+	dec, err := s.cpu.LoadCertified(g.Model, g.cert)
 	if err != nil {
 		g.mu.Unlock()
 		return nil
@@ -312,16 +320,6 @@ func (s *Session) Close() error {
 	gs := s.loaded.drain()
 	s.mu.Unlock()
 	return closeAll(gs)
-}
-
-// meetsAcc32 reports the graph's verdict under acc32 from the certifier's
-// cache; a graph that fails to load at all returns its refusal.
-func meetsAcc32(b []byte) (bool, error) {
-	v, err := certify.CachedVerdict(b)
-	if err != nil {
-		return false, err
-	}
-	return v.Meets(certify.Acc32), nil
 }
 
 // Decode runs one decode (no state carried).

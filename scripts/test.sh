@@ -25,6 +25,9 @@ echo "== the chunk-tree root at 65,536 pieces for g 1 to 4, and the dot kernels'
 go test -count=1 -run '^TestRootLargeEnd$' ./carriage/tree
 go test -count=1 ./cpuref/dot
 
+echo "== decoder without cgo: its examples decode the demo set on the CPU reference"
+CGO_ENABLED=0 go test -count=1 ./decoder
+
 echo "== pure-Go kernels (-tags purego): the CPU fabric without its assembly"
 go vet -tags purego ./cpuref/...
 go test -tags purego -count=1 ./cpuref/...

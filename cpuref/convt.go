@@ -111,6 +111,16 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 			return convTExact(k, x, out)
 		}
 	}
+	// Phase i's rows [u0, u1) of zw columns: on one packing of x for
+	// every phase where dot's kernels take them all, else each phase on
+	// its own path.
+	rows := func(i, zw, u0, u1 int, put rowSink) error {
+		return k.phases[i].rows(paths[i], x, X, nonneg, zw, u0, u1, put)
+	}
+	if shared, release, ok := k.sharedRows(x, X, nonneg); ok {
+		defer release()
+		rows = shared
+	}
 	// rq_o(0) for the positions no tap reaches; an error only if one exists.
 	zero := make([]int64, cout)
 	zeroOK := true
@@ -167,7 +177,7 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 				return nil
 			}
 			if m := min(u1, zh); u0 < m {
-				if err := c.rows(paths[ry*k.nx+rx], x, X, nonneg, zw, u0, m, scatter); err != nil {
+				if err := rows(ry*k.nx+rx, zw, u0, m, scatter); err != nil {
 					return err
 				}
 			}

@@ -1,0 +1,60 @@
+package cpuref
+
+import "github.com/waiops/waiops/tensor"
+
+// phaseRows computes rows [u0, u1) of zw columns of phase i's convolution
+// and hands each row of exact sums to put.
+type phaseRows func(i, zw, u0, u1 int, put rowSink) error
+
+// sharedRows runs every phase of conv_transpose on one packing of x for
+// cpuref/dot (§9.3: the phases read the same input), where each phase's
+// operands take the same form: u8 × i8 when chunk8 accepts every phase,
+// else int16 pairs when chunk16 does. Each phase keeps its own chunk, from
+// its own sub-kernel's weights (§6: its partial sums are a subset of the
+// operator's terms). ok is false, with nothing packed, when some phase
+// takes neither form or the input does not pack; release returns the
+// packing to its pool once the caller is done with rows.
+func (k *convTKernel) sharedRows(x *tensor.T, X uint64, nonneg bool) (rows phaseRows, release func(), ok bool) {
+	if len(k.phases) == 0 {
+		return nil, nil, false
+	}
+	chunks := make([]int, len(k.phases))
+	every := func(choose func(c *convKernel) (int, bool)) bool {
+		for i, c := range k.phases {
+			if chunks[i], ok = choose(c); !ok {
+				return false
+			}
+		}
+		return true
+	}
+	if every(func(c *convKernel) (int, bool) { return c.chunk8(X, nonneg) }) {
+		return phasesOn(k, form8, func(c *convKernel) *laneWeights { return c.w16.quads }, x, chunks)
+	}
+	if every(func(c *convKernel) (int, bool) { return c.chunk16(X) }) {
+		return phasesOn(k, form16, func(c *convKernel) *laneWeights { return &c.w16.pairs }, x, chunks)
+	}
+	return nil, nil, false
+}
+
+// phasesOn packs x once in form f in the layout of phase (0, 0), which has
+// the most taps each way (th0 = ⌈kh/sh⌉ ≥ ⌈(kh − ρy)/sh⌉, likewise tw0):
+// padding (th0 − 1, tw0 − 1) and rows of W + tw0 − 1 columns. A phase of
+// th × tw taps has padding (th − 1, tw − 1), so its tap (a, b) reads the
+// shared copy th0 − th rows and tw0 − tw columns further on (groupTaps).
+// Its output rows u < H + th − 1 read padded rows up to
+// H + th − 2 + (th − 1) + (th0 − th) < H + 2(th0 − 1), and its columns,
+// computed over W + tw − 1 rounded up to dot.Block ≤ the copy's n, read
+// columns below tw0 − 1 + n: every read stays inside the copy.
+func phasesOn[E int16 | uint8](k *convTKernel, f *laneForm[E], lw func(c *convKernel) *laneWeights, x *tensor.T, chunks []int) (phaseRows, func(), bool) {
+	th0, tw0 := int(k.phases[0].p.KH), int(k.phases[0].p.KW)
+	pk, ok := packInput(f, x, padGeom{kw: tw0, sw: 1, ph: th0 - 1, pw: tw0 - 1}, x.Shape.W+tw0-1)
+	if !ok {
+		return nil, nil, false
+	}
+	rows := func(i, zw, u0, u1 int, put rowSink) error {
+		c := k.phases[i]
+		taps := groupTaps(c, f, pk, th0-int(c.p.KH), tw0-int(c.p.KW))
+		return simdPacked(c, f, lw(c), pk, taps, chunks[i], zw, u0, u1, put)
+	}
+	return rows, func() { f.pool.Put(&pk.data) }, true
+}

@@ -147,7 +147,8 @@ func TestRQHand(t *testing.T) {
 
 // TestRQRowAgainstRQOf compares the int64 row form of rq with the 128-bit
 // rqOf on random rows whose magnitudes straddle the 2^62 bound where
-// rqRow switches paths, and on the bound itself.
+// rqRow switches paths, and on the bound itself; rows of up to 24 sums
+// take cpuref/dot's vector loop and its tail.
 func TestRQRowAgainstRQOf(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	mag := func() int64 { // a magnitude of 0..63 bits, either sign
@@ -161,7 +162,7 @@ func TestRQRowAgainstRQOf(t *testing.T) {
 	for n := range 20000 {
 		q := randRQ(r, 2, func() uint8 { return uint8(r.IntN(70)) }, mag)
 		o := r.IntN(2)
-		src := make([]int64, 1+r.IntN(6))
+		src := make([]int64, 1+r.IntN(24))
 		for i := range src {
 			src[i] = mag()
 			if n%7 == 0 {

@@ -173,8 +173,14 @@ func (k *convKernel) chunks(X int64) [][]int {
 }
 
 func (k *convKernel) run(x, out *tensor.T) error {
-	x, out = k.pointwise(x, out)
 	X, nonneg := extent(x.Data)
+	return k.runAt(x, out, X, nonneg)
+}
+
+// runAt is run on an input whose extent (max|x|, and no element below 0)
+// the caller has taken.
+func (k *convKernel) runAt(x, out *tensor.T, X uint64, nonneg bool) error {
+	x, out = k.pointwise(x, out)
 	path := k.choose(X, x.Shape.W)
 	if path == pathExact {
 		return convExact(k, x, out)

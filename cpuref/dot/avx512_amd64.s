@@ -204,6 +204,7 @@ n8:; \
 	SUBQ $8, CX; \
 	JMP  b8; \
 done:; \
+	CLEAN; \
 	VZEROUPPER; \
 	RET
 
@@ -392,6 +393,7 @@ n8:; \
 	SUBQ $8, CX; \
 	JMP  b8; \
 done:; \
+	CLEAN; \
 	VZEROUPPER; \
 	RET
 
@@ -433,6 +435,7 @@ half:; \
 	MACR(Z8, Z9, Z12, Z2); \
 	MACR(Z8, Z9, Z13, Z3); \
 peakdone:; \
+	CLEAN; \
 	VZEROUPPER; \
 	RET
 

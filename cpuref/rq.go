@@ -97,7 +97,7 @@ func rqRow(r *whg1.RQ, o int, X uint64, src, dst []int64) bool {
 		return true
 	}
 	// §2's rounding modes are dot's, value for value.
-	return dot.RQRow(dst, src, dot.RQ64{Pre: r.PreOf(o), Mult: r.MultOf(o), Post: r.PostOf(o),
+	return dot.RQRow(dst, src, &dot.RQ64{Pre: r.PreOf(o), Mult: r.MultOf(o), Post: r.PostOf(o),
 		Shift: r.ShiftOf(o), Round: uint8(r.Round)})
 }
 

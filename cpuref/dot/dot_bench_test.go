@@ -140,7 +140,7 @@ func BenchmarkRQRow(b *testing.B) {
 		b.Run(im.Name, func(b *testing.B) {
 			t0 := cputime.Process()
 			for b.Loop() {
-				RQRow(dst, src, q)
+				RQRow(dst, src, &q)
 			}
 			work := float64(len(src)) * float64(b.N)
 			b.ReportMetric(work/b.Elapsed().Seconds(), "sum/s")

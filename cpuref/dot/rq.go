@@ -21,8 +21,8 @@ type RQ64 struct {
 	Round           uint8
 }
 
-// RQRow writes rq (RQ64) of each sum in src into dst, which is at least as
-// long, and reports whether every y = q + Post fitted i64 (false: some y
+// RQRow writes rq (*q, RQ64) of each sum in src into dst, which is at
+// least as long, and reports whether every y = q + Post fitted i64 (false: some y
 // wrapped, and dst holds garbage where it did). Every rounding is one
 // formula, q = (p + a + e·bit_s(p)) >> s with an arithmetic shift:
 //
@@ -35,7 +35,7 @@ type RQ64 struct {
 // b = 1, and stays below 2^(s+1), so the shift gives Q + 1 in those cases
 // and Q otherwise: §2's R_half_even. |p| + 2^(s−1) + 1 ≤ 2^62 + 2^61 + 1
 // < 2^63, so no addition wraps.
-func RQRow(dst, src []int64, q RQ64) bool {
+func RQRow(dst, src []int64, q *RQ64) bool {
 	dst = dst[:len(src)]
 	s := q.Shift & 63 // ≤ 62 (RQ64); the mask lets the shifts compile plain
 	var add, even int64

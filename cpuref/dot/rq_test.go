@@ -59,7 +59,7 @@ func TestRQRowHand(t *testing.T) {
 		}
 		forEachRQ(t, func(t *testing.T) {
 			dst := make([]int64, len(src))
-			if !RQRow(dst, src, RQ64{Pre: 1, Mult: 1, Post: 10, Shift: c.s, Round: c.round}) || !slices.Equal(dst, want) {
+			if !RQRow(dst, src, &RQ64{Pre: 1, Mult: 1, Post: 10, Shift: c.s, Round: c.round}) || !slices.Equal(dst, want) {
 				t.Errorf("round %d, s %d: got %v, want %v", c.round, c.s, dst, want)
 			}
 		})
@@ -132,7 +132,7 @@ func TestRQRowRandom(t *testing.T) {
 				wantOK = wantOK && ok
 			}
 			dst := make([]int64, len(src))
-			ok := RQRow(dst, src, q)
+			ok := RQRow(dst, src, &q)
 			what := fmt.Sprintf("case %d (%+v on %v)", c, q, src)
 			if ok != wantOK {
 				t.Fatalf("%s: ok %v, want %v", what, ok, wantOK)

@@ -111,11 +111,13 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 			return convTExact(k, x, out)
 		}
 	}
-	// Phase i's rows [u0, u1) of zw columns: on one packing of x for
-	// every phase where dot's kernels take them all, else each phase on
-	// its own path.
-	rows := func(i, zw, u0, u1 int, put rowSink) error {
-		return k.phases[i].rows(paths[i], x, X, nonneg, zw, u0, u1, put)
+	// Phase i's rows [u0, u1), columns [v0, v0 + vn): on one packing of x
+	// for every phase where dot's kernels take them all, else each phase
+	// on its own path (which computes the columns from 0).
+	rows := func(i, v0, vn, u0, u1 int, put rowSink) error {
+		return k.phases[i].rows(paths[i], x, X, nonneg, v0+vn, u0, u1, func(o, u int, sums []int64) error {
+			return put(o, u, sums[v0:])
+		})
 	}
 	if shared, release, ok := k.sharedRows(x, X, nonneg); ok {
 		defer release()
@@ -159,29 +161,30 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 					dst[x] = zero[o]
 				}
 			}
-			// The columns of Z_ρ that are outputs, rq'd in place, then
-			// the columns past Z_ρ.
-			scatter := func(o, u int, sums []int64) error {
+			// The columns of Z_ρ that are outputs, [v0, v0 + vn), are the
+			// only ones computed; rq'd in place, then the columns past Z_ρ.
+			vn := max(0, min(v1, zw)-v0)
+			scatter := func(o, u int, s []int64) error {
+				s = s[:vn]
+				if !rqRow(&p.RQ, o, uint64(B), s, s) {
+					return outside("conv_transpose")
+				}
 				dst, x := row(o, u), x0
-				if m := min(v1, zw); v0 < m {
-					s := sums[v0:m]
-					if !rqRow(&p.RQ, o, uint64(B), s, s) {
-						return outside("conv_transpose")
-					}
-					for _, v := range s {
-						dst[x] = v
-						x += sw
-					}
+				for _, v := range s {
+					dst[x] = v
+					x += sw
 				}
 				fill(dst, o, x)
 				return nil
 			}
-			if m := min(u1, zh); u0 < m {
-				if err := rows(ry*k.nx+rx, zw, u0, m, scatter); err != nil {
+			filled := u0 // rows from here on hold only rq_o(0)
+			if m := min(u1, zh); u0 < m && vn > 0 {
+				if err := rows(ry*k.nx+rx, v0, vn, u0, m, scatter); err != nil {
 					return err
 				}
+				filled = m
 			}
-			for u := max(u0, zh); u < u1; u++ {
+			for u := filled; u < u1; u++ {
 				for o := range cout {
 					fill(row(o, u), o, x0)
 				}

@@ -2,9 +2,10 @@ package cpuref
 
 import "github.com/waiops/waiops/tensor"
 
-// phaseRows computes rows [u0, u1) of zw columns of phase i's convolution
-// and hands each row of exact sums to put.
-type phaseRows func(i, zw, u0, u1 int, put rowSink) error
+// phaseRows computes rows [u0, u1), columns [v0, v0 + vn), of phase i's
+// convolution and hands each row of exact sums to put, the sum of column
+// v0 first.
+type phaseRows func(i, v0, vn, u0, u1 int, put rowSink) error
 
 // sharedRows runs every phase of conv_transpose on one packing of x for
 // cpuref/dot (§9.3: the phases read the same input), where each phase's
@@ -38,23 +39,26 @@ func (k *convTKernel) sharedRows(x *tensor.T, X uint64, nonneg bool) (rows phase
 
 // phasesOn packs x once in form f in the layout of phase (0, 0), which has
 // the most taps each way (th0 = ⌈kh/sh⌉ ≥ ⌈(kh − ρy)/sh⌉, likewise tw0):
-// padding (th0 − 1, tw0 − 1) and rows of W + tw0 − 1 columns. A phase of
-// th × tw taps has padding (th − 1, tw − 1), so its tap (a, b) reads the
-// shared copy th0 − th rows and tw0 − tw columns further on (groupTaps).
-// Its output rows u < H + th − 1 read padded rows up to
-// H + th − 2 + (th − 1) + (th0 − th) < H + 2(th0 − 1), and its columns,
-// computed over W + tw − 1 rounded up to dot.Block ≤ the copy's n, read
-// columns below tw0 − 1 + n: every read stays inside the copy.
+// padding (th0 − 1, tw0 − 1) and rows of n = W + tw0 + 6 rounded up to
+// dot.Block columns. A phase of th × tw taps has padding (th − 1, tw − 1),
+// so its tap (a, b) for column v0 + m reads the shared copy th0 − th rows
+// and tw0 − tw + v0 columns further on (groupTaps). Its output rows
+// u < H + th − 1 read padded rows up to
+// H + th − 2 + (th − 1) + (th0 − th) < H + 2(th0 − 1). Its columns
+// v0 + m, m < vn' = vn rounded up to dot.Block, with v0 + vn ≤ W + tw − 1,
+// read padded columns up to vn' − 1 + (tw − 1) + (tw0 − tw) + v0
+// ≤ v0 + vn + 7 + tw0 − 2 ≤ W + tw0 + 4 < tw0 − 1 + n, the copy's width:
+// every read stays inside the copy.
 func phasesOn[E int16 | uint8](k *convTKernel, f *laneForm[E], lw func(c *convKernel) *laneWeights, x *tensor.T, chunks []int) (phaseRows, func(), bool) {
 	th0, tw0 := int(k.phases[0].p.KH), int(k.phases[0].p.KW)
-	pk, ok := packInput(f, x, padGeom{kw: tw0, sw: 1, ph: th0 - 1, pw: tw0 - 1}, x.Shape.W+tw0-1)
+	pk, ok := packInput(f, x, padGeom{kw: tw0, sw: 1, ph: th0 - 1, pw: tw0 - 1}, x.Shape.W+tw0+6)
 	if !ok {
 		return nil, nil, false
 	}
-	rows := func(i, zw, u0, u1 int, put rowSink) error {
+	rows := func(i, v0, vn, u0, u1 int, put rowSink) error {
 		c := k.phases[i]
-		taps := groupTaps(c, f, pk, th0-int(c.p.KH), tw0-int(c.p.KW))
-		return simdPacked(c, f, lw(c), pk, taps, chunks[i], zw, u0, u1, put)
+		taps := groupTaps(c, f, pk, th0-int(c.p.KH), tw0-int(c.p.KW)+v0)
+		return simdPacked(c, f, lw(c), pk, taps, chunks[i], vn, u0, u1, put)
 	}
 	return rows, func() { f.pool.Put(&pk.data) }, true
 }

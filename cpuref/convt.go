@@ -162,19 +162,15 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 				}
 			}
 			// The columns of Z_ρ that are outputs, [v0, v0 + vn), are the
-			// only ones computed; rq'd in place, then the columns past Z_ρ.
+			// only ones computed; rq'd into every sw-th output column
+			// from x0, then the columns past Z_ρ.
 			vn := max(0, min(v1, zw)-v0)
 			scatter := func(o, u int, s []int64) error {
-				s = s[:vn]
-				if !rqRow(&p.RQ, o, uint64(B), s, s) {
+				dst := row(o, u)
+				if !rqRowStrided(&p.RQ, o, uint64(B), s[:vn], dst[x0:], sw) {
 					return outside("conv_transpose")
 				}
-				dst, x := row(o, u), x0
-				for _, v := range s {
-					dst[x] = v
-					x += sw
-				}
-				fill(dst, o, x)
+				fill(dst, o, x0+vn*sw)
 				return nil
 			}
 			filled := u0 // rows from here on hold only rq_o(0)

@@ -85,19 +85,28 @@ func rqOf(r *whg1.RQ, o int, v int128) (int64, bool) {
 // multiply), with only y = q + post bias checked for overflow. Otherwise
 // each value goes through rqOf.
 func rqRow(r *whg1.RQ, o int, X uint64, src, dst []int64) bool {
-	dst = dst[:len(src)]
+	return rqRowStrided(r, o, X, src, dst, 1)
+}
+
+// rqRowStrided is rqRow writing the rq of src[i] to dst[stride·i], as a
+// conv_transpose phase row lands in every sw-th output column (§9.3).
+func rqRowStrided(r *whg1.RQ, o int, X uint64, src, dst []int64, stride int) bool {
+	if len(src) == 0 {
+		return true
+	}
+	dst = dst[:stride*(len(src)-1)+1]
 	if !rqFits64(r, o, X) {
 		for i, v := range src {
 			y, ok := rqOf(r, o, i128(v))
 			if !ok {
 				return false
 			}
-			dst[i] = y
+			dst[stride*i] = y
 		}
 		return true
 	}
 	// §2's rounding modes are dot's, value for value.
-	return dot.RQRow(dst, src, &dot.RQ64{Pre: r.PreOf(o), Mult: r.MultOf(o), Post: r.PostOf(o),
+	return dot.RQRowStrided(dst, stride, src, &dot.RQ64{Pre: r.PreOf(o), Mult: r.MultOf(o), Post: r.PostOf(o),
 		Shift: r.ShiftOf(o), Round: uint8(r.Round)})
 }
 

@@ -38,9 +38,9 @@ type Impl struct {
 	mac8   func(acc []int64, x []uint8, off []int32, w []uint32, chunk int)
 	mac8x2 func(acc0, acc1 []int64, x []uint8, off []int32, w []uint32, chunk int)
 	peak8  func(n int)
-	// rq is RQRow's loop, with its constants formed (rqGeneric's
+	// rq is RQRowStrided's loop, with its constants formed (rqGeneric's
 	// contract); nil where the set has no 64-bit multiply.
-	rq func(dst, src []int64, pre, mult, add, post int64, s uint, even int64) bool
+	rq func(dst []int64, stride int, src []int64, pre, mult, add, post int64, s uint, even int64) bool
 }
 
 // PeakRound is the number of 16-bit products one round of a peak loop forms.

@@ -35,8 +35,17 @@ type RQ64 struct {
 // b = 1, and stays below 2^(s+1), so the shift gives Q + 1 in those cases
 // and Q otherwise: §2's R_half_even. |p| + 2^(s−1) + 1 ≤ 2^62 + 2^61 + 1
 // < 2^63, so no addition wraps.
-func RQRow(dst, src []int64, q *RQ64) bool {
-	dst = dst[:len(src)]
+func RQRow(dst, src []int64, q *RQ64) bool { return RQRowStrided(dst, 1, src, q) }
+
+// RQRowStrided is RQRow writing the rq of src[i] to dst[stride·i]
+// (stride ≥ 1), as a conv_transpose phase's row lands in every sw-th
+// output column (§9.3); dst holds at least stride·(len(src) − 1) + 1
+// elements, and the elements between are left as they are.
+func RQRowStrided(dst []int64, stride int, src []int64, q *RQ64) bool {
+	if len(src) == 0 {
+		return true
+	}
+	dst = dst[:stride*(len(src)-1)+1]
 	s := q.Shift & 63 // ≤ 62 (RQ64); the mask lets the shifts compile plain
 	var add, even int64
 	if s > 0 && q.Round != RoundFloor {
@@ -45,13 +54,16 @@ func RQRow(dst, src []int64, q *RQ64) bool {
 			add, even = add-1, 1
 		}
 	}
-	return bestRQ.rq(dst, src, q.Pre, q.Mult, add, q.Post, s, even)
+	return bestRQ.rq(dst, stride, src, q.Pre, q.Mult, add, q.Post, s, even)
 }
 
-// rqGeneric is RQRow in Go: the formula above, branch-free, with y's
-// wrap found from signs (y = q + post wrapped iff its sign differs from
-// both q's and post's).
-func rqGeneric(dst, src []int64, pre, mult, add, post int64, s uint, even int64) bool {
+// rqGeneric is RQRowStrided in Go: the formula above, branch-free, with
+// y's wrap found from signs (y = q + post wrapped iff its sign differs
+// from both q's and post's).
+func rqGeneric(dst []int64, stride int, src []int64, pre, mult, add, post int64, s uint, even int64) bool {
+	if stride != 1 {
+		return rqStridedGeneric(dst, stride, src, pre, mult, add, post, s, even)
+	}
 	dst = dst[:len(src)]
 	s &= 63
 	var bad int64
@@ -61,6 +73,20 @@ func rqGeneric(dst, src []int64, pre, mult, add, post int64, s uint, even int64)
 		y := q + post
 		bad |= (q ^ y) & (post ^ y)
 		dst[i] = y
+	}
+	return bad >= 0
+}
+
+// rqStridedGeneric is rqGeneric's loop for a stride past 1.
+func rqStridedGeneric(dst []int64, stride int, src []int64, pre, mult, add, post int64, s uint, even int64) bool {
+	s &= 63
+	var bad int64
+	for i, v := range src {
+		p := (v + pre) * mult
+		q := (p + add + (p>>s)&even) >> s
+		y := q + post
+		bad |= (q ^ y) & (post ^ y)
+		dst[stride*i] = y
 	}
 	return bad >= 0
 }

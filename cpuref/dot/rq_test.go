@@ -85,7 +85,8 @@ func rqBig(v int64, q RQ64) (int64, bool) {
 // TestRQRowRandom compares RQRow with rqBig on 10^5 random rows (10^4 with
 // -short or -race) inside RQ64's bounds, their ends drawn often: |v + pre|
 // up to 2^62, |p| up to 2^62, shifts 0 to 62, posts that make y pass i64,
-// rows of 0 to 40 sums (every implementation's vector loop and tail).
+// rows of 0 to 40 sums (every implementation's vector loop and tail), at
+// strides 1 to 3 (RQRowStrided: only every stride-th element written).
 func TestRQRowRandom(t *testing.T) {
 	cases := 100000
 	if testing.Short() || raceEnabled {
@@ -131,9 +132,19 @@ func TestRQRowRandom(t *testing.T) {
 				want[i], ok = rqBig(v, q)
 				wantOK = wantOK && ok
 			}
-			dst := make([]int64, len(src))
-			ok := RQRow(dst, src, &q)
-			what := fmt.Sprintf("case %d (%+v on %v)", c, q, src)
+			stride := 1 + r.IntN(3)
+			dst := make([]int64, max(0, stride*(len(src)-1)+1))
+			const mark = -0x5a5a5a5a
+			for i := range dst {
+				dst[i] = mark
+			}
+			ok := RQRowStrided(dst, stride, src, &q)
+			what := fmt.Sprintf("case %d (%+v on %v, stride %d)", c, q, src, stride)
+			for i, v := range dst {
+				if i%stride != 0 && v != mark {
+					t.Fatalf("%s: element %d between the strided ones written", what, i)
+				}
+			}
 			if ok != wantOK {
 				t.Fatalf("%s: ok %v, want %v", what, ok, wantOK)
 			}
@@ -141,8 +152,12 @@ func TestRQRowRandom(t *testing.T) {
 				wrapped++
 				continue
 			}
-			if !slices.Equal(dst, want) {
-				t.Fatalf("%s: got %v, want %v", what, dst, want)
+			got := make([]int64, len(src))
+			for i := range got {
+				got[i] = dst[stride*i]
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s: got %v, want %v", what, got, want)
 			}
 		}
 		if wrapped == 0 || wrapped > cases/2 {

@@ -350,47 +350,55 @@ func simdRows[E int16 | uint8](k *convKernel, f *laneForm[E], lw *laneWeights, x
 		return false, nil
 	}
 	defer f.pool.Put(&pk.data)
-	return true, simdPacked(k, f, lw, pk, pk.taps, chunk, Wo, y0, y1, put)
+	return true, simdPacked(f, pk, []simdJob{{k: k, lw: lw, taps: pk.taps, chunk: chunk, wo: Wo, put: put}}, y0, y1)
 }
 
-// simdPacked is simdRows on an input already packed, read through taps
-// (one per group of k): rows [y0, y1) of Wo columns, each computed over Wo
-// rounded up to dot.Block columns, which pk holds (packed's doc).
-func simdPacked[E int16 | uint8](k *convKernel, f *laneForm[E], lw *laneWeights, pk *packed[E], taps []*dot.Taps, chunk, Wo, y0, y1 int, put rowSink) error {
-	cout, sh, nt := int(k.p.Cout), int(k.p.SH), lw.ntap
-	n := (Wo + dot.Block - 1) / dot.Block * dot.Block
-	cols := simdCols
-	if k.og == 1 {
-		cols = n // no two channels read the same input: whole rows a call
+// simdJob is one convolution's rows on a packed input that several may
+// share (the phases of one conv_transpose row residue, §9.3): its weights
+// lw in the packing's form, its tap offsets (one per group of k), its
+// chunk, wo columns a row (computed over wo rounded up to dot.Block, which
+// the packing holds, packed's doc), and where the sums go.
+type simdJob struct {
+	k     *convKernel
+	lw    *laneWeights
+	taps  []*dot.Taps
+	chunk int
+	wo    int
+	put   rowSink
+}
+
+// simdPacked computes rows [y0, y1) of every output channel of each job,
+// whose convolutions share their output channels and row stride, and
+// hands each job's row of exact sums to its put: for each row and channel
+// every job's in turn, so that jobs writing the same output row (the
+// phases of one row residue) write it while it is in cache.
+func simdPacked[E int16 | uint8](f *laneForm[E], pk *packed[E], jobs []simdJob, y0, y1 int) error {
+	cout, sh := int(jobs[0].k.p.Cout), int(jobs[0].k.p.SH)
+	ns := make([]int, len(jobs))
+	work := 0
+	for j, jb := range jobs {
+		ns[j] = (jb.wo + dot.Block - 1) / dot.Block * dot.Block
+		work += jb.lw.ntap * f.per * ns[j]
 	}
-	work := nt * f.per * n
 	// Each row goes in blocks of simdCols columns, each block through every
 	// output channel before the next, so the block's input stays in cache.
 	do := func(o0, o1, r0, r1 int) error {
-		acc := make([]int64, (o1-o0)*n)
+		accs := make([][]int64, len(jobs))
+		for j := range jobs {
+			accs[j] = make([]int64, (o1-o0)*ns[j])
+		}
 		for oy := r0; oy < r1; oy++ {
-			clear(acc)
 			xs := pk.data[oy*sh*pk.rowLen:]
-			for c0 := 0; c0 < n; c0 += cols {
-				cols := min(cols, n-c0)
-				for o := o0; o < o1; o++ {
-					a := acc[(o-o0)*n+c0:][:cols]
-					var ok bool
-					if o+1 < o1 && k.dualOK(o) { // two channels, one read of x
-						a1 := acc[(o+1-o0)*n+c0:][:cols]
-						ok = f.macX2(a, a1, xs[f.per*c0:], taps[o/k.og], lw.dual[o*nt:][:2*nt], chunk)
-						o++
-					} else {
-						ok = f.mac(a, xs[f.per*c0:], taps[o/k.og], lw.one[o*nt:][:nt], chunk)
-					}
-					if !ok {
-						return errorMac // pack's layout keeps every read inside
-					}
+			for j, jb := range jobs {
+				if err := jobRow(&jb, f, accs[j], xs, ns[j], o0, o1); err != nil {
+					return err
 				}
 			}
 			for o := o0; o < o1; o++ {
-				if err := put(o, oy, acc[(o-o0)*n:][:Wo]); err != nil {
-					return err
+				for j, jb := range jobs {
+					if err := jb.put(o, oy, accs[j][(o-o0)*ns[j]:][:jb.wo]); err != nil {
+						return err
+					}
 				}
 			}
 		}
@@ -400,4 +408,34 @@ func simdPacked[E int16 | uint8](k *convKernel, f *laneForm[E], lw *laneWeights,
 		return parallelRows(0, cout, (y1-y0)*work, func(a, b int) error { return do(a, b, y0, y1) })
 	}
 	return parallelRows(y0, y1, cout*work, func(a, b int) error { return do(0, cout, a, b) })
+}
+
+// jobRow computes one output row of channels [o0, o1) of job jb into acc,
+// n columns a channel, from xs, the packed input at the row's first padded
+// row.
+func jobRow[E int16 | uint8](jb *simdJob, f *laneForm[E], acc []int64, xs []E, n, o0, o1 int) error {
+	k, nt, chunk := jb.k, jb.lw.ntap, jb.chunk
+	cols := simdCols
+	if k.og == 1 {
+		cols = n // no two channels read the same input: whole rows a call
+	}
+	clear(acc)
+	for c0 := 0; c0 < n; c0 += cols {
+		cols := min(cols, n-c0)
+		for o := o0; o < o1; o++ {
+			a := acc[(o-o0)*n+c0:][:cols]
+			var ok bool
+			if o+1 < o1 && k.dualOK(o) { // two channels, one read of x
+				a1 := acc[(o+1-o0)*n+c0:][:cols]
+				ok = f.macX2(a, a1, xs[f.per*c0:], jb.taps[o/k.og], jb.lw.dual[o*nt:][:2*nt], chunk)
+				o++
+			} else {
+				ok = f.mac(a, xs[f.per*c0:], jb.taps[o/k.og], jb.lw.one[o*nt:][:nt], chunk)
+			}
+			if !ok {
+				return errorMac // pack's layout keeps every read inside
+			}
+		}
+	}
+	return nil
 }

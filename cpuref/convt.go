@@ -111,13 +111,19 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 			return convTExact(k, x, out)
 		}
 	}
-	// Phase i's rows [u0, u1), columns [v0, v0 + vn): on one packing of x
-	// for every phase where dot's kernels take them all, else each phase
-	// on its own path (which computes the columns from 0).
-	rows := func(i, v0, vn, u0, u1 int, put rowSink) error {
-		return k.phases[i].rows(paths[i], x, X, nonneg, v0+vn, u0, u1, func(o, u int, sums []int64) error {
-			return put(o, u, sums[v0:])
-		})
+	// The jobs' rows [u0, u1): on one packing of x for every phase where
+	// dot's kernels take them all, the phases of a row residue together,
+	// else each phase on its own path (which computes the columns from 0).
+	var rows phaseRows = func(jobs []phaseJob, u0, u1 int) error {
+		for _, jb := range jobs {
+			err := k.phases[jb.i].rows(paths[jb.i], x, X, nonneg, jb.v0+jb.vn, u0, u1, func(o, u int, sums []int64) error {
+				return jb.put(o, u, sums[jb.v0:])
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	if shared, release, ok := k.sharedRows(x, X, nonneg); ok {
 		defer release()
@@ -137,6 +143,10 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 	for fy := range min(sh, Ho) {
 		ry := (fy + int(p.PH)) % sh
 		y0, u0, u1 := phaseSpan(ry, sh, int(p.PH), Ho)
+		// The phases of residue ry with columns to compute; every phase
+		// of ry has th = ⌈(kh − ry)/sh⌉ taps a column, so one zh rows.
+		var jobs []phaseJob
+		zh := 0
 		for fx := range min(sw, Wo) {
 			rx := (fx + int(p.PW)) % sw
 			x0, v0, v1 := phaseSpan(rx, sw, int(p.PW), Wo)
@@ -144,13 +154,13 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 				continue // no output position has this phase
 			}
 			c := k.phase(ry, rx)
-			zh, zw := 0, 0 // Z_ρ's rows and columns
+			ph, zw := 0, 0 // Z_ρ's rows and columns
 			var B int64    // ≥ every |Z_ρ| (convKernel doc)
 			if c != nil {
-				zh, zw = H+int(c.p.KH)-1, W+int(c.p.KW)-1
+				ph, zw = H+int(c.p.KH)-1, W+int(c.p.KW)-1
 				B, _ = maxScaled(c.wsum, X)
 			}
-			if (u1 > zh || v1 > zw) && !zeroOK {
+			if (u1 > ph || v1 > zw) && !zeroOK {
 				return outside("conv_transpose")
 			}
 			// The output row of phase row u, and rq_o(0) into its
@@ -174,16 +184,19 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 				return nil
 			}
 			filled := u0 // rows from here on hold only rq_o(0)
-			if m := min(u1, zh); u0 < m && vn > 0 {
-				if err := rows(ry*k.nx+rx, v0, vn, u0, m, scatter); err != nil {
-					return err
-				}
-				filled = m
+			if m := min(u1, ph); u0 < m && vn > 0 {
+				jobs = append(jobs, phaseJob{i: ry*k.nx + rx, v0: v0, vn: vn, put: scatter})
+				zh, filled = ph, m
 			}
 			for u := filled; u < u1; u++ {
 				for o := range cout {
 					fill(row(o, u), o, x0)
 				}
+			}
+		}
+		if len(jobs) > 0 {
+			if err := rows(jobs, u0, min(u1, zh)); err != nil {
+				return err
 			}
 		}
 	}

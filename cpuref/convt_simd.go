@@ -2,10 +2,16 @@ package cpuref
 
 import "github.com/waiops/waiops/tensor"
 
-// phaseRows computes rows [u0, u1), columns [v0, v0 + vn), of phase i's
-// convolution and hands each row of exact sums to put, the sum of column
-// v0 first.
-type phaseRows func(i, v0, vn, u0, u1 int, put rowSink) error
+// phaseJob is phase i's columns [v0, v0 + vn), whose rows of exact sums,
+// the sum of column v0 first, go to put.
+type phaseJob struct {
+	i, v0, vn int
+	put       rowSink
+}
+
+// phaseRows computes rows [u0, u1) of each job's phase, phases of one row
+// residue (so one th, and the same rows).
+type phaseRows func(jobs []phaseJob, u0, u1 int) error
 
 // sharedRows runs every phase of conv_transpose on one packing of x for
 // cpuref/dot (§9.3: the phases read the same input), where each phase's
@@ -55,10 +61,14 @@ func phasesOn[E int16 | uint8](k *convTKernel, f *laneForm[E], lw func(c *convKe
 	if !ok {
 		return nil, nil, false
 	}
-	rows := func(i, v0, vn, u0, u1 int, put rowSink) error {
-		c := k.phases[i]
-		taps := groupTaps(c, f, pk, th0-int(c.p.KH), tw0-int(c.p.KW)+v0)
-		return simdPacked(c, f, lw(c), pk, taps, chunks[i], vn, u0, u1, put)
+	rows := func(jobs []phaseJob, u0, u1 int) error {
+		sj := make([]simdJob, len(jobs))
+		for j, jb := range jobs {
+			c := k.phases[jb.i]
+			taps := groupTaps(c, f, pk, th0-int(c.p.KH), tw0-int(c.p.KW)+jb.v0)
+			sj[j] = simdJob{k: c, lw: lw(c), taps: taps, chunk: chunks[jb.i], wo: jb.vn, put: jb.put}
+		}
+		return simdPacked(f, pk, sj, u0, u1)
 	}
 	return rows, func() { f.pool.Put(&pk.data) }, true
 }

@@ -12,10 +12,15 @@
 // dispatcher picks the widest one golang.org/x/sys/cpu reports once, at
 // package init; the purego build tag forces the pure-Go kernel.
 //
+// It also holds the rq epilogue's 64-bit form (RQRow, RQRowStrided: §5.1
+// with §6's rq.p in 64 bits), pure Go and AVX-512 (vpmullq, AVX512DQ; AVX2
+// has no 64-bit multiply and takes the pure loop), dispatched the same way.
+//
 // Who should use it: cpuref, for operators whose operands the bounds of §8
-// put inside i16 and whose K_c is at least 2 (Choose16). Everything else
-// stays on cpuref's int64 and 128-bit paths. The kernels never see an
-// offset encoding: every operand is the element's value (§3, Storage).
+// put inside i16 and whose K_c is at least 2 (Choose16), and for rq rows
+// whose bounds cpuref has proved fit 64 bits. Everything else stays on
+// cpuref's int64 and 128-bit paths. The kernels never see an offset
+// encoding: every operand is the element's value (§3, Storage).
 package dot
 
 import "math"

@@ -342,3 +342,22 @@ func TestConvSIMDCertificate(t *testing.T) {
 		expect(t, "certified conv against convExact", got[0], ref.Data...)
 	}
 }
+
+// TestGramOperandsApart: gram takes each operand's own max|·| for its
+// kernel's chunk (the shared scan is only for gram(x, x)). A = 32767 and
+// B = 1 over a 256 × 257 plane: P = 32767, K_c = 65538 products, so the
+// 65792 products, summing to 65792·32767 = 2155806464 > 2^31 − 1, need
+// two chunks; a chunk chosen from B's magnitude alone (P = 1) would wrap
+// the lane.
+func TestGramOperandsApart(t *testing.T) {
+	saved := simd
+	defer func() { simd = saved }()
+	simd = true
+	a, b := like(1, 256, 257), like(1, 256, 257)
+	for i := range a.Data {
+		a.Data[i], b.Data[i] = 32767, 1
+	}
+	out := like(1, 1, 1)
+	noErr(t, "gram", gram(contraction(1, 0, whg1.Floor), a, b, out))
+	expect(t, "gram of 32767 and 1", out, 2155806464)
+}

@@ -39,9 +39,13 @@ func gram(p *whg1.Contraction, a, b, out *tensor.T) error {
 	C, n := a.Shape.C, a.Shape.H*a.Shape.W
 	d := C / int(p.Groups)
 	XB := maxAbs(b.Data)
+	XA := XB // gram(x, x), as IGDN-like graphs form it: one pass for both
+	if len(a.Data) == 0 || len(b.Data) == 0 || &a.Data[0] != &b.Data[0] {
+		XA = maxAbs(a.Data)
+	}
 	fast := rowBound(a.Data, n, XB)
 	if fast {
-		if done, err := gramSIMD(p, a, b, XB, out); done { // contract_simd.go
+		if done, err := gramSIMD(p, a, b, XA, XB, out); done { // contract_simd.go
 			return err
 		}
 	}
@@ -87,10 +91,10 @@ func gram(p *whg1.Contraction, a, b, out *tensor.T) error {
 func apply(p *whg1.Contraction, a, v, out *tensor.T) error {
 	C, n := v.Shape.C, v.Shape.H*v.Shape.W
 	d := C / int(p.Groups)
-	XV := maxAbs(v.Data)
+	XV, nonneg := extent(v.Data)
 	fast := rowBound(a.Data, d, XV)
 	if fast {
-		if done, err := applySIMD(p, a, v, XV, out); done { // contract_simd.go
+		if done, err := applySIMD(p, a, v, XV, nonneg, out); done { // contract_simd.go
 			return err
 		}
 	}

@@ -12,15 +12,16 @@ import (
 // R_round(Σ_{j<d} A[g·d + i][0][j]·V[g·d + j], s) is a 1×1 conv of V with
 // p.Groups groups, weights Wt[o][j] = A[o][0][j] (A's layout) and the same
 // rq (no multiplier, no bias, one shift), so conv's dot-kernel path runs it
-// with conv's proofs. X is max|V|. It returns false, having computed nothing, unless
+// with conv's proofs. X is max|V| and nonneg whether no element of V is
+// below 0. It returns false, having computed nothing, unless
 // that path takes it: the rows then go to dot.Mac16(x2).
-func applySIMD(p *whg1.Contraction, a, v *tensor.T, X uint64, out *tensor.T) (bool, error) {
+func applySIMD(p *whg1.Contraction, a, v *tensor.T, X uint64, nonneg bool, out *tensor.T) (bool, error) {
 	C := v.Shape.C
 	k := newConv(&whg1.Conv{Cout: uint32(C), KH: 1, KW: 1, SH: 1, SW: 1, Groups: p.Groups, RQ: p.RQ, W: a.Data}, C)
 	if _, ok := k.chunk16(X); !ok || k.choose(X, v.Shape.W) == pathExact {
 		return false, nil
 	}
-	if err := k.run(v, out); err != nil {
+	if err := k.runAt(v, out, X, nonneg); err != nil {
 		return true, outside("apply")
 	}
 	return true, nil
@@ -28,7 +29,8 @@ func applySIMD(p *whg1.Contraction, a, v *tensor.T, X uint64, out *tensor.T) (bo
 
 // gramSIMD runs gram (§5.9) on dot.Mac16 when simd is on, both operands fit
 // i16 and Choose16 accepts [−max|A|, max|A|] and [−max|B|, max|B|]; it
-// returns false, having computed nothing, otherwise. XB is max|B|. The
+// returns false, having computed nothing, otherwise. XA is max|A| and XB
+// max|B|. The
 // caller has proved every sum fits i64 (rowBound). For output channel ch
 // of group g, the
 // taps are the position pairs m (positions 2m and 2m + 1 of the plane),
@@ -36,10 +38,9 @@ func applySIMD(p *whg1.Contraction, a, v *tensor.T, X uint64, out *tensor.T) (bo
 // pair (B[g·d + j][2m], B[g·d + j][2m + 1]): B's group is packed
 // transposed, pair m of column j at (m·cols + j)·2, cols = d rounded up to
 // dot.Block. An odd plane's last pair has a zero partner (a zero term).
-func gramSIMD(p *whg1.Contraction, a, b *tensor.T, XB uint64, out *tensor.T) (bool, error) {
+func gramSIMD(p *whg1.Contraction, a, b *tensor.T, XA, XB uint64, out *tensor.T) (bool, error) {
 	C, n := a.Shape.C, a.Shape.H*a.Shape.W
 	d, groups := C/int(p.Groups), int(p.Groups)
-	XA := maxAbs(a.Data)
 	if !simd || XA > math.MaxInt16 || XB > math.MaxInt16 {
 		return false, nil
 	}

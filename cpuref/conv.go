@@ -78,15 +78,29 @@ func maxAbs(data []int64) uint64 {
 	return m
 }
 
-// extent is maxAbs(data) and whether no element is below 0, in one pass.
+// extent is maxAbs(data) and whether no element is below 0, in one pass:
+// max|v| is max(|min v|, |max v|), and no element is below 0 exactly when
+// min v ≥ 0. Four running minima and maxima, each its own chain, keep the
+// pass from waiting on one compare a element.
 func extent(data []int64) (X uint64, nonneg bool) {
-	var or int64
-	for _, v := range data {
-		s := v >> 63                // 0 or −1
-		X = max(X, uint64((v^s)-s)) // |v| without a branch
-		or |= v
+	if len(data) == 0 {
+		return 0, true
 	}
-	return X, or >= 0
+	v0 := data[0]
+	lo, hi := [4]int64{v0, v0, v0, v0}, [4]int64{v0, v0, v0, v0}
+	i := 0
+	for ; i+4 <= len(data); i += 4 {
+		d := data[i : i+4 : i+4]
+		lo[0], hi[0] = min(lo[0], d[0]), max(hi[0], d[0])
+		lo[1], hi[1] = min(lo[1], d[1]), max(hi[1], d[1])
+		lo[2], hi[2] = min(lo[2], d[2]), max(hi[2], d[2])
+		lo[3], hi[3] = min(lo[3], d[3]), max(hi[3], d[3])
+	}
+	for _, v := range data[i:] {
+		lo[0], hi[0] = min(lo[0], v), max(hi[0], v)
+	}
+	l, h := min(lo[0], lo[1], lo[2], lo[3]), max(hi[0], hi[1], hi[2], hi[3])
+	return max(absU(l), absU(h)), l >= 0
 }
 
 // maxScaled is max over sums of s·x; ok is false when one passes i64 (or
@@ -159,8 +173,14 @@ func (k *convKernel) chunks(X int64) [][]int {
 }
 
 func (k *convKernel) run(x, out *tensor.T) error {
-	x, out = k.pointwise(x, out)
 	X, nonneg := extent(x.Data)
+	return k.runAt(x, out, X, nonneg)
+}
+
+// runAt is run on an input whose extent (max|x|, and no element below 0)
+// the caller has taken.
+func (k *convKernel) runAt(x, out *tensor.T, X uint64, nonneg bool) error {
+	x, out = k.pointwise(x, out)
 	path := k.choose(X, x.Shape.W)
 	if path == pathExact {
 		return convExact(k, x, out)

@@ -215,6 +215,8 @@ type packed[E int16 | uint8] struct {
 	data   []E
 	rowLen int // elements a padded row takes: sw·wq·per
 	n      int // columns computed: Wo rounded up to dot.Block
+	hp, wq int // padded rows Hp, and columns a stride phase takes
+	sw     int // the layout's column stride
 	taps   []*dot.Taps
 }
 
@@ -228,15 +230,36 @@ func getPacked[E int16 | uint8](pool *sync.Pool, n int) []E {
 	return make([]E, n)
 }
 
-// pack packs x in form f for output rows of Wo columns, with the tap
-// offsets of each group, or returns false when the packed copy would pass
+// padGeom is the layout of a packing (packed's doc): a kernel kw taps wide
+// at column stride sw over the input padded by ph rows and pw columns each
+// side. A conv packs with its own (geomOf); conv_transpose packs once
+// with its widest phase's and hands every phase the same copy (convt.go).
+type padGeom struct{ kw, sw, ph, pw int }
+
+// geomOf is p's own layout.
+func geomOf(k *convKernel) padGeom {
+	p := k.p
+	return padGeom{kw: int(p.KW), sw: int(p.SW), ph: int(p.PH), pw: int(p.PW)}
+}
+
+// pack packs x in form f for k's output rows of Wo columns, with the tap
+// offsets of each group (packInput, then groupTaps with no shift).
+func pack[E int16 | uint8](k *convKernel, f *laneForm[E], x *tensor.T, Wo int) (*packed[E], bool) {
+	pk, ok := packInput(f, x, geomOf(k), Wo)
+	if ok {
+		pk.taps = groupTaps(k, f, pk, 0, 0)
+	}
+	return pk, ok
+}
+
+// packInput packs x in form f in layout g for output rows of Wo columns,
+// without tap offsets, or returns false when the packed copy would pass
 // 4·len(x) + 2^20 elements (a padding, stride or kernel far larger than
 // the input), which the i64 path then runs. The caller has checked every
 // value fits E (chunk16, chunk8).
-func pack[E int16 | uint8](k *convKernel, f *laneForm[E], x *tensor.T, Wo int) (*packed[E], bool) {
-	p := k.p
+func packInput[E int16 | uint8](f *laneForm[E], x *tensor.T, g padGeom, Wo int) (*packed[E], bool) {
 	C, H, W := x.Shape.C, x.Shape.H, x.Shape.W
-	kh, kw, sw, ph, pw := int(p.KH), int(p.KW), int(p.SW), int(p.PH), int(p.PW)
+	kw, sw, ph, pw := g.kw, g.sw, g.ph, g.pw
 	per := f.per
 	n := (Wo + dot.Block - 1) / dot.Block * dot.Block
 	wq := (kw-1)/sw + n
@@ -249,7 +272,7 @@ func pack[E int16 | uint8](k *convKernel, f *laneForm[E], x *tensor.T, Wo int) (
 	}
 	rowLen := sw * wq * per
 	total := nq * Hp * rowLen // ≤ limit < 2^31: int32 offsets hold it
-	pk := &packed[E]{data: getPacked[E](f.pool, total), rowLen: rowLen, n: n}
+	pk := &packed[E]{data: getPacked[E](f.pool, total), rowLen: rowLen, n: n, hp: Hp, wq: wq, sw: sw}
 	// Channel groups go to separate goroutines: their channels interleave.
 	_ = parallelRows(0, nq, per*H*W, func(q0, q1 int) error {
 		for c := per * q0; c < min(C, per*q1); c++ {
@@ -277,21 +300,32 @@ func pack[E int16 | uint8](k *convKernel, f *laneForm[E], x *tensor.T, Wo int) (
 		}
 		return nil
 	})
-	groups := int(p.Groups)
-	pk.taps = make([]*dot.Taps, groups)
-	for g := range groups {
+	return pk, true
+}
+
+// groupTaps is the tap offsets of each of k's groups in pk: tap (q, i, j)
+// of k's kernel reads padded row oy·sh + i + dh and padded column
+// ox·sw + j + dw of output (oy, ox). dh and dw are 0 for a conv packed in
+// its own layout; a conv_transpose phase with fewer taps than the layout's
+// kernel shifts by the padding it has less (convt.go). The caller keeps
+// every read inside pk (packed's doc).
+func groupTaps[E int16 | uint8](k *convKernel, f *laneForm[E], pk *packed[E], dh, dw int) []*dot.Taps {
+	kh, kw, per := int(k.p.KH), int(k.p.KW), f.per
+	taps := make([]*dot.Taps, k.p.Groups)
+	for g := range taps {
 		q0 := g * k.cg / per
 		off := make([]int32, 0, (k.cg+per-1)/per*kh*kw)
 		for q := range (k.cg + per - 1) / per {
 			for i := range kh {
 				for j := range kw {
-					off = append(off, int32((((q0+q)*Hp+i)*sw+j%sw)*wq*per+j/sw*per))
+					jj := j + dw
+					off = append(off, int32((((q0+q)*pk.hp+i+dh)*pk.sw+jj%pk.sw)*pk.wq*per+jj/pk.sw*per))
 				}
 			}
 		}
-		pk.taps[g], _ = f.newTaps(off) // multiples of per, non-negative, by construction
+		taps[g], _ = f.newTaps(off) // multiples of per, non-negative, by construction
 	}
-	return pk, true
+	return taps
 }
 
 // errorMac is a bug: dot refused arguments that a packing laid out to fit
@@ -316,46 +350,92 @@ func simdRows[E int16 | uint8](k *convKernel, f *laneForm[E], lw *laneWeights, x
 		return false, nil
 	}
 	defer f.pool.Put(&pk.data)
-	cout, sh, nt := int(k.p.Cout), int(k.p.SH), lw.ntap
-	cols := simdCols
-	if k.og == 1 {
-		cols = pk.n // no two channels read the same input: whole rows a call
+	return true, simdPacked(f, pk, []simdJob{{k: k, lw: lw, taps: pk.taps, chunk: chunk, wo: Wo, put: put}}, y0, y1)
+}
+
+// simdJob is one convolution's rows on a packed input that several may
+// share (the phases of one conv_transpose row residue, §9.3): its weights
+// lw in the packing's form, its tap offsets (one per group of k), its
+// chunk, wo columns a row (computed over wo rounded up to dot.Block, which
+// the packing holds, packed's doc), and where the sums go.
+type simdJob struct {
+	k     *convKernel
+	lw    *laneWeights
+	taps  []*dot.Taps
+	chunk int
+	wo    int
+	put   rowSink
+}
+
+// simdPacked computes rows [y0, y1) of every output channel of each job,
+// whose convolutions share their output channels and row stride, and
+// hands each job's row of exact sums to its put: for each row and channel
+// every job's in turn, so that jobs writing the same output row (the
+// phases of one row residue) write it while it is in cache.
+func simdPacked[E int16 | uint8](f *laneForm[E], pk *packed[E], jobs []simdJob, y0, y1 int) error {
+	cout, sh := int(jobs[0].k.p.Cout), int(jobs[0].k.p.SH)
+	ns := make([]int, len(jobs))
+	work := 0
+	for j, jb := range jobs {
+		ns[j] = (jb.wo + dot.Block - 1) / dot.Block * dot.Block
+		work += jb.lw.ntap * f.per * ns[j]
 	}
-	work := nt * f.per * pk.n
 	// Each row goes in blocks of simdCols columns, each block through every
 	// output channel before the next, so the block's input stays in cache.
 	do := func(o0, o1, r0, r1 int) error {
-		acc := make([]int64, (o1-o0)*pk.n)
+		accs := make([][]int64, len(jobs))
+		for j := range jobs {
+			accs[j] = make([]int64, (o1-o0)*ns[j])
+		}
 		for oy := r0; oy < r1; oy++ {
-			clear(acc)
 			xs := pk.data[oy*sh*pk.rowLen:]
-			for c0 := 0; c0 < pk.n; c0 += cols {
-				cols := min(cols, pk.n-c0)
-				for o := o0; o < o1; o++ {
-					a := acc[(o-o0)*pk.n+c0:][:cols]
-					var ok bool
-					if o+1 < o1 && k.dualOK(o) { // two channels, one read of x
-						a1 := acc[(o+1-o0)*pk.n+c0:][:cols]
-						ok = f.macX2(a, a1, xs[f.per*c0:], pk.taps[o/k.og], lw.dual[o*nt:][:2*nt], chunk)
-						o++
-					} else {
-						ok = f.mac(a, xs[f.per*c0:], pk.taps[o/k.og], lw.one[o*nt:][:nt], chunk)
-					}
-					if !ok {
-						return errorMac // pack's layout keeps every read inside
-					}
+			for j, jb := range jobs {
+				if err := jobRow(&jb, f, accs[j], xs, ns[j], o0, o1); err != nil {
+					return err
 				}
 			}
 			for o := o0; o < o1; o++ {
-				if err := put(o, oy, acc[(o-o0)*pk.n:][:Wo]); err != nil {
-					return err
+				for j, jb := range jobs {
+					if err := jb.put(o, oy, accs[j][(o-o0)*ns[j]:][:jb.wo]); err != nil {
+						return err
+					}
 				}
 			}
 		}
 		return nil
 	}
 	if cout >= runtime.GOMAXPROCS(0) {
-		return true, parallelRows(0, cout, (y1-y0)*work, func(a, b int) error { return do(a, b, y0, y1) })
+		return parallelRows(0, cout, (y1-y0)*work, func(a, b int) error { return do(a, b, y0, y1) })
 	}
-	return true, parallelRows(y0, y1, cout*work, func(a, b int) error { return do(0, cout, a, b) })
+	return parallelRows(y0, y1, cout*work, func(a, b int) error { return do(0, cout, a, b) })
+}
+
+// jobRow computes one output row of channels [o0, o1) of job jb into acc,
+// n columns a channel, from xs, the packed input at the row's first padded
+// row.
+func jobRow[E int16 | uint8](jb *simdJob, f *laneForm[E], acc []int64, xs []E, n, o0, o1 int) error {
+	k, nt, chunk := jb.k, jb.lw.ntap, jb.chunk
+	cols := simdCols
+	if k.og == 1 {
+		cols = n // no two channels read the same input: whole rows a call
+	}
+	clear(acc)
+	for c0 := 0; c0 < n; c0 += cols {
+		cols := min(cols, n-c0)
+		for o := o0; o < o1; o++ {
+			a := acc[(o-o0)*n+c0:][:cols]
+			var ok bool
+			if o+1 < o1 && k.dualOK(o) { // two channels, one read of x
+				a1 := acc[(o+1-o0)*n+c0:][:cols]
+				ok = f.macX2(a, a1, xs[f.per*c0:], jb.taps[o/k.og], jb.lw.dual[o*nt:][:2*nt], chunk)
+				o++
+			} else {
+				ok = f.mac(a, xs[f.per*c0:], jb.taps[o/k.og], jb.lw.one[o*nt:][:nt], chunk)
+			}
+			if !ok {
+				return errorMac // pack's layout keeps every read inside
+			}
+		}
+	}
+	return nil
 }

@@ -207,9 +207,16 @@ func TestContractionsSIMD(t *testing.T) {
 			return x
 		}
 		a, b := fill(C, H, W), fill(C, H, W)
+		if n%8 == 0 { // gram(x, x): one extent for both operands
+			b = a
+			out := like(C, 1, d)
+			want, _ := bigContract(p, false, a, b)
+			noErr(t, "gram(x, x)", gram(p, a, b, out))
+			expect(t, "gram(x, x)", out, want...)
+		}
 		if n%4 < 2 {
 			out := like(C, 1, d)
-			done, err := gramSIMD(p, a, b, maxAbs(b.Data), out)
+			done, err := gramSIMD(p, a, b, maxAbs(a.Data), maxAbs(b.Data), out)
 			want, ok := bigContract(p, false, a, b)
 			if !done || !ok {
 				t.Fatalf("case %d: gram on the kernels %v, fits %v", n, done, ok)
@@ -220,7 +227,8 @@ func TestContractionsSIMD(t *testing.T) {
 		}
 		w := fill(C, 1, d)
 		out := like(C, H, W)
-		done, err := applySIMD(p, w, b, maxAbs(b.Data), out)
+		X, nonneg := extent(b.Data)
+		done, err := applySIMD(p, w, b, X, nonneg, out)
 		want, ok := bigContract(p, true, w, b)
 		if !done || !ok {
 			t.Fatalf("case %d: apply on the kernels %v, fits %v", n, done, ok)
@@ -333,4 +341,23 @@ func TestConvSIMDCertificate(t *testing.T) {
 		expect(t, "certified conv", got[0], want[0].Data...)
 		expect(t, "certified conv against convExact", got[0], ref.Data...)
 	}
+}
+
+// TestGramOperandsApart: gram takes each operand's own max|·| for its
+// kernel's chunk (the shared scan is only for gram(x, x)). A = 32767 and
+// B = 1 over a 256 × 257 plane: P = 32767, K_c = 65538 products, so the
+// 65792 products, summing to 65792·32767 = 2155806464 > 2^31 − 1, need
+// two chunks; a chunk chosen from B's magnitude alone (P = 1) would wrap
+// the lane.
+func TestGramOperandsApart(t *testing.T) {
+	saved := simd
+	defer func() { simd = saved }()
+	simd = true
+	a, b := like(1, 256, 257), like(1, 256, 257)
+	for i := range a.Data {
+		a.Data[i], b.Data[i] = 32767, 1
+	}
+	out := like(1, 1, 1)
+	noErr(t, "gram", gram(contraction(1, 0, whg1.Floor), a, b, out))
+	expect(t, "gram of 32767 and 1", out, 2155806464)
 }

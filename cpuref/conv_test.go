@@ -1,6 +1,7 @@
 package cpuref
 
 import (
+	"math"
 	"math/big"
 	"math/rand/v2"
 	"slices"
@@ -393,6 +394,50 @@ func TestConvPointwiseRows(t *testing.T) {
 		expect(t, "pointwise", got, want.Data...)
 		if got.Shape != want.Shape {
 			t.Errorf("shape %v, want %v", got.Shape, want.Shape)
+		}
+	}
+}
+
+// TestExtent compares extent with its definition, max|v| over the slice
+// and whether no element is below 0, on random slices of 0 to 11 elements
+// (the four-way loop and its tail) drawn from the int64 range's ends
+// (−2^63, whose magnitude is 2^63, included), and on hand cases.
+func TestExtent(t *testing.T) {
+	for _, c := range []struct {
+		data   []int64
+		X      uint64
+		nonneg bool
+	}{
+		{nil, 0, true},
+		{[]int64{0}, 0, true},
+		{[]int64{-3, -1}, 3, false},
+		{[]int64{1, 3, 2, 0, 5}, 5, true},
+		{[]int64{4, 2, 9, 1, -10}, 10, false},
+		{[]int64{math.MinInt64, 7}, 1 << 63, false},
+		{[]int64{1, 2, 3, 4, math.MaxInt64}, 1<<63 - 1, true},
+	} {
+		if X, nn := extent(c.data); X != c.X || nn != c.nonneg {
+			t.Errorf("extent(%v) = %d, %v; want %d, %v", c.data, X, nn, c.X, c.nonneg)
+		}
+	}
+	r := rand.New(rand.NewPCG(81, 82))
+	ends := []int64{math.MinInt64, math.MinInt64 + 1, -1, 0, 1, math.MaxInt64}
+	for range 100000 {
+		data := make([]int64, r.IntN(12))
+		var X uint64
+		nonneg := true
+		for i := range data {
+			data[i] = int64(r.Uint64() >> r.IntN(64))
+			if r.IntN(2) == 0 {
+				data[i] = -data[i]
+			}
+			if r.IntN(4) == 0 {
+				data[i] = ends[r.IntN(len(ends))]
+			}
+			X, nonneg = max(X, absU(data[i])), nonneg && data[i] >= 0
+		}
+		if gX, gn := extent(data); gX != X || gn != nonneg {
+			t.Fatalf("extent(%v) = %d, %v; want %d, %v", data, gX, gn, X, nonneg)
 		}
 	}
 }

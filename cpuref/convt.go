@@ -111,6 +111,24 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 			return convTExact(k, x, out)
 		}
 	}
+	// The jobs' rows [u0, u1): on one packing of x for every phase where
+	// dot's kernels take them all, the phases of a row residue together,
+	// else each phase on its own path (which computes the columns from 0).
+	var rows phaseRows = func(jobs []phaseJob, u0, u1 int) error {
+		for _, jb := range jobs {
+			err := k.phases[jb.i].rows(paths[jb.i], x, X, nonneg, jb.v0+jb.vn, u0, u1, func(o, u int, sums []int64) error {
+				return jb.put(o, u, sums[jb.v0:])
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if shared, release, ok := k.sharedRows(x, X, nonneg); ok {
+		defer release()
+		rows = shared
+	}
 	// rq_o(0) for the positions no tap reaches; an error only if one exists.
 	zero := make([]int64, cout)
 	zeroOK := true
@@ -125,6 +143,10 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 	for fy := range min(sh, Ho) {
 		ry := (fy + int(p.PH)) % sh
 		y0, u0, u1 := phaseSpan(ry, sh, int(p.PH), Ho)
+		// The phases of residue ry with columns to compute; every phase
+		// of ry has th = ⌈(kh − ry)/sh⌉ taps a column, so one zh rows.
+		var jobs []phaseJob
+		zh := 0
 		for fx := range min(sw, Wo) {
 			rx := (fx + int(p.PW)) % sw
 			x0, v0, v1 := phaseSpan(rx, sw, int(p.PW), Wo)
@@ -132,13 +154,13 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 				continue // no output position has this phase
 			}
 			c := k.phase(ry, rx)
-			zh, zw := 0, 0 // Z_ρ's rows and columns
+			ph, zw := 0, 0 // Z_ρ's rows and columns
 			var B int64    // ≥ every |Z_ρ| (convKernel doc)
 			if c != nil {
-				zh, zw = H+int(c.p.KH)-1, W+int(c.p.KW)-1
+				ph, zw = H+int(c.p.KH)-1, W+int(c.p.KW)-1
 				B, _ = maxScaled(c.wsum, X)
 			}
-			if (u1 > zh || v1 > zw) && !zeroOK {
+			if (u1 > ph || v1 > zw) && !zeroOK {
 				return outside("conv_transpose")
 			}
 			// The output row of phase row u, and rq_o(0) into its
@@ -149,32 +171,32 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 					dst[x] = zero[o]
 				}
 			}
-			// The columns of Z_ρ that are outputs, rq'd in place, then
-			// the columns past Z_ρ.
-			scatter := func(o, u int, sums []int64) error {
-				dst, x := row(o, u), x0
-				if m := min(v1, zw); v0 < m {
-					s := sums[v0:m]
-					if !rqRow(&p.RQ, o, uint64(B), s, s) {
-						return outside("conv_transpose")
-					}
-					for _, v := range s {
-						dst[x] = v
-						x += sw
-					}
+			// The columns of Z_ρ that are outputs, [v0, v0 + vn), are the
+			// only ones computed; rq'd into every sw-th output column
+			// from x0, then the columns past Z_ρ.
+			vn := max(0, min(v1, zw)-v0)
+			scatter := func(o, u int, s []int64) error {
+				dst := row(o, u)
+				if !rqRowStrided(&p.RQ, o, uint64(B), s[:vn], dst[x0:], sw) {
+					return outside("conv_transpose")
 				}
-				fill(dst, o, x)
+				fill(dst, o, x0+vn*sw)
 				return nil
 			}
-			if m := min(u1, zh); u0 < m {
-				if err := c.rows(paths[ry*k.nx+rx], x, X, nonneg, zw, u0, m, scatter); err != nil {
-					return err
-				}
+			filled := u0 // rows from here on hold only rq_o(0)
+			if m := min(u1, ph); u0 < m && vn > 0 {
+				jobs = append(jobs, phaseJob{i: ry*k.nx + rx, v0: v0, vn: vn, put: scatter})
+				zh, filled = ph, m
 			}
-			for u := max(u0, zh); u < u1; u++ {
+			for u := filled; u < u1; u++ {
 				for o := range cout {
 					fill(row(o, u), o, x0)
 				}
+			}
+		}
+		if len(jobs) > 0 {
+			if err := rows(jobs, u0, min(u1, zh)); err != nil {
+				return err
 			}
 		}
 	}

@@ -47,6 +47,27 @@ func BenchmarkConvT3x3s2_64x64_64(b *testing.B) {
 	report(b, c*c*9*n*n, "MAC/s")
 }
 
+// BenchmarkConvT5x5s2_192x128_32x48 is the first layer of a
+// bmshj2018-shaped synthesis transform: conv_transpose 5×5, stride 2,
+// padding 2, output padding 1, 192 → 128 channels on a 32×48 latent
+// (64×96 output), i8 weights and inputs, in multiply-accumulates (the
+// cin·cout·25·H·W products of the scatter form) per second.
+func BenchmarkConvT5x5s2_192x128_32x48(b *testing.B) {
+	const cin, cout, h, w = 192, 128, 32, 48
+	r := rand.New(rand.NewPCG(29, 30))
+	p := &whg1.ConvT{Cout: cout, KH: 5, KW: 5, SH: 2, SW: 2, PH: 2, PW: 2, OPH: 1, OPW: 1,
+		RQ: whg1.RQ{SKind: 1, Shift: []uint8{10}}, W: benchI8(r, cin*cout*25)}
+	x := &tensor.T{Shape: tensor.Shape{C: cin, H: h, W: w}, Data: benchI8(r, cin*h*w)}
+	out := tensor.New(tensor.Shape{C: cout, H: 2 * h, W: 2 * w})
+	k := newConvT(p, cin)
+	for b.Loop() {
+		if err := k.run(x, out); err != nil {
+			b.Fatal(err)
+		}
+	}
+	report(b, cin*cout*25*h*w, "MAC/s")
+}
+
 // BenchmarkIGDN_64x64_64 is igdn over 64 channels at 64×64 with γ in
 // [0, 16), β = 2^12, gf 8 and frac 6 (bench's synthesis igdn), in elements
 // per second.

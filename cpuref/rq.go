@@ -3,6 +3,7 @@ package cpuref
 import (
 	"math/bits"
 
+	"github.com/waiops/waiops/cpuref/dot"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/whg1"
 )
@@ -80,58 +81,33 @@ func rqOf(r *whg1.RQ, o int, v int128) (int64, bool) {
 // acc64. With T = X + |pre bias|, when T·|mult| ≤ 2^62 and shift ≤ 62 every t and
 // p lies in [−2^62, 2^62] (§6: "rq.p MAY be formed in 64 bits wherever its
 // interval fits i64"), and p + 2^(s−1) < 2^63: the whole row is formed in
-// int64, with only y = q + post bias checked for overflow. Otherwise each
-// value goes through rqOf.
+// int64 by cpuref/dot's RQRow (vectorised where the CPU has a 64-bit
+// multiply), with only y = q + post bias checked for overflow. Otherwise
+// each value goes through rqOf.
 func rqRow(r *whg1.RQ, o int, X uint64, src, dst []int64) bool {
-	dst = dst[:len(src)]
+	return rqRowStrided(r, o, X, src, dst, 1)
+}
+
+// rqRowStrided is rqRow writing the rq of src[i] to dst[stride·i], as a
+// conv_transpose phase row lands in every sw-th output column (§9.3).
+func rqRowStrided(r *whg1.RQ, o int, X uint64, src, dst []int64, stride int) bool {
+	if len(src) == 0 {
+		return true
+	}
+	dst = dst[:stride*(len(src)-1)+1]
 	if !rqFits64(r, o, X) {
 		for i, v := range src {
 			y, ok := rqOf(r, o, i128(v))
 			if !ok {
 				return false
 			}
-			dst[i] = y
+			dst[stride*i] = y
 		}
 		return true
 	}
-	pre, m, post := r.PreOf(o), r.MultOf(o), r.PostOf(o)
-	s := r.ShiftOf(o) & 63 // ≤ 62 (rqFits64); the mask lets the shifts compile plain
-	var bad int64          // negative once some y wrapped
-	switch {
-	case s == 0 || r.Round == whg1.Floor:
-		for i, v := range src {
-			q := ((v + pre) * m) >> s // |p| ≤ T·|mult| ≤ 2^62
-			y := q + post
-			bad |= (q ^ y) & (post ^ y)
-			dst[i] = y
-		}
-	case r.Round == whg1.HalfUp:
-		h := int64(1) << (s - 1)
-		for i, v := range src {
-			// §2 R_half_up = ⌊(p + 2^(s−1)) / 2^s⌋, |p| + 2^(s−1) < 2^63.
-			q := ((v+pre)*m + h) >> s
-			y := q + post
-			bad |= (q ^ y) & (post ^ y)
-			dst[i] = y
-		}
-	default:
-		h := int64(1) << (s - 1)
-		for i, v := range src {
-			// §2 R_half_even: q + 1 when the remainder passes the half, or
-			// equals it and q is odd.
-			p := (v + pre) * m
-			q := p >> s
-			rem := p - q<<s // p mod 2^s, in [0, 2^s)
-			if rem > h || (rem == h && q&1 == 1) {
-				q++
-			}
-			y := q + post
-			bad |= (q ^ y) & (post ^ y)
-			dst[i] = y
-		}
-	}
-	// y = q + post wrapped iff its sign differs from both q's and post's.
-	return bad >= 0
+	// §2's rounding modes are dot's, value for value.
+	return dot.RQRowStrided(dst, stride, src, &dot.RQ64{Pre: r.PreOf(o), Mult: r.MultOf(o), Post: r.PostOf(o),
+		Shift: r.ShiftOf(o), Round: uint8(r.Round)})
 }
 
 // absU is |v| as an unsigned value (2^63 for −2^63).

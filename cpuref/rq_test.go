@@ -147,7 +147,9 @@ func TestRQHand(t *testing.T) {
 
 // TestRQRowAgainstRQOf compares the int64 row form of rq with the 128-bit
 // rqOf on random rows whose magnitudes straddle the 2^62 bound where
-// rqRow switches paths, and on the bound itself.
+// rqRow switches paths, and on the bound itself; rows of up to 24 sums
+// take cpuref/dot's vector loop and its tail, at strides 1 to 3
+// (rqRowStrided).
 func TestRQRowAgainstRQOf(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	mag := func() int64 { // a magnitude of 0..63 bits, either sign
@@ -161,7 +163,7 @@ func TestRQRowAgainstRQOf(t *testing.T) {
 	for n := range 20000 {
 		q := randRQ(r, 2, func() uint8 { return uint8(r.IntN(70)) }, mag)
 		o := r.IntN(2)
-		src := make([]int64, 1+r.IntN(6))
+		src := make([]int64, 1+r.IntN(24))
 		for i := range src {
 			src[i] = mag()
 			if n%7 == 0 {
@@ -171,8 +173,13 @@ func TestRQRowAgainstRQOf(t *testing.T) {
 		if rqFits64(&q, o, maxAbs(src)) {
 			fast++
 		}
+		stride := 1 + r.IntN(3) // rqRowStrided's stride, 1 for rqRow
+		dst := make([]int64, stride*(len(src)-1)+1)
+		ok := rqRowStrided(&q, o, maxAbs(src), src, dst, stride)
 		got := make([]int64, len(src))
-		ok := rqRow(&q, o, maxAbs(src), src, got)
+		for i := range got {
+			got[i] = dst[stride*i]
+		}
 		want := make([]int64, len(src))
 		wok := true
 		for i, v := range src {

@@ -51,3 +51,13 @@
 	ADDQ    R11, DX; \
 	CMPQ    DX, R10; \
 	CMOVQGT R10, DX
+
+// CLEAN zeroes Z16–Z25 before a kernel returns. VZEROUPPER clears the
+// upper halves of Z0–Z15 only, and Intel's guidance is to leave no
+// non-zero upper half in Z16–Z31 either before legacy-SSE code runs (Go's
+// compiler copies structs with MOVUPS): an EVEX xor of a register with
+// itself zeroes all of it, ten cheap instructions a call.
+#define CLEAN \
+	VPXORD Z16, Z16, Z16; VPXORD Z17, Z17, Z17; VPXORD Z18, Z18, Z18; VPXORD Z19, Z19, Z19; \
+	VPXORD Z20, Z20, Z20; VPXORD Z21, Z21, Z21; VPXORD Z22, Z22, Z22; VPXORD Z23, Z23, Z23; \
+	VPXORD Z24, Z24, Z24; VPXORD Z25, Z25, Z25

@@ -13,17 +13,63 @@
 //	CX   columns left
 //	SI   x at the current column block (x + 4 bytes a column)
 //	R8   off, R9 w, R10 taps, R11 chunk
-//	BX   tap index k, DX end of its chunk, AX off[k]
-//	Z0–Z3  int32 lanes of columns +0–15, +16–31, +32–47, +48–63
-//	Z4   w[k] broadcast to every dword
+//	BX   tap index k, DX end of its chunk, AX off[k], R13 k + 4
+//	Z0–Z3  int32 lanes of columns +0–15, +16–31, +32–47, +48–63 (set A)
+//	Z11–Z14, Z16–Z19, Z20–Z23  the same for sets B, C and D (MAC16)
+//	Z4, Z15, Z24, Z25  w[k], …, w[k+3] broadcast to every dword
 //	Z5–Z8  vpmaddwd results (avx512bw), the input's bytes (Mac8)
 //	Z9, Z10  widened lanes
 //
 // The Mac16x2 kernels add R12 (acc1), hold row 0's lanes in Z0–Z3 and
-// row 1's in Z4–Z7, the tap's operand pairs in Z8, Z11, Z12, Z13, w[2k]
-// and w[2k+1] broadcast in Z14 and Z15, and vpmaddwd results in Z16–Z19.
+// row 1's in Z4–Z7 (in blocks under 64 columns, set A's in Z0, Z1, Z4,
+// Z5 and set B's in Z2, Z3, Z6, Z7), the tap's operand pairs in Z8, Z11,
+// Z12, Z13, w[2k] and w[2k+1] broadcast in Z14 and Z15 (tap k + 1's in
+// Z20 and Z21), vpmaddwd results in Z16–Z19, and k + 2 in R13.
+
+// The T64, T32, T16 and T8 macros add one tap, at o bytes past tap k's
+// entries of off and w, into one accumulator set: its weights broadcast
+// into bc and MAC'd with the 64, 32, 16 or 8 columns' operands.
+#define T64(o, bc, a0, a1, a2, a3) \
+	MOVLQSX      o(R8)(BX*4), AX; \
+	VPBROADCASTD o(R9)(BX*4), bc; \
+	MAC((SI)(AX*XS), bc, Z5, a0); \
+	MAC(64(SI)(AX*XS), bc, Z6, a1); \
+	MAC(128(SI)(AX*XS), bc, Z7, a2); \
+	MAC(192(SI)(AX*XS), bc, Z8, a3)
+
+#define T32(o, bc, a0, a1) \
+	MOVLQSX      o(R8)(BX*4), AX; \
+	VPBROADCASTD o(R9)(BX*4), bc; \
+	MAC((SI)(AX*XS), bc, Z5, a0); \
+	MAC(64(SI)(AX*XS), bc, Z6, a1)
+
+#define T16(o, bc, a0) \
+	MOVLQSX      o(R8)(BX*4), AX; \
+	VPBROADCASTD o(R9)(BX*4), bc; \
+	MAC((SI)(AX*XS), bc, Z5, a0)
+
+#define T8(o, bc, a0) \
+	MOVLQSX      o(R8)(BX*4), AX; \
+	VPBROADCASTD o(R9)(BX*4), bc; \
+	MAC((SI)(AX*XS), bc, Y5, a0)
+
+// QUAD jumps to rest unless four taps from k remain in the chunk
+// (k + 4 ≤ DX), leaving k + 4 in R13.
+#define QUAD(rest) \
+	LEAQ 4(BX), R13; \
+	CMPQ R13, DX; \
+	JGT  rest
 
 // MAC16 is the body of a Mac16 kernel after its arguments are loaded.
+// Within a chunk the taps go four at a time into four accumulator sets,
+// A (Z0–Z3), B (Z11–Z14), C (Z16–Z19) and D (Z20–Z23), with their
+// weights broadcast in Z4, Z15, Z24 and Z25, so that four times as many
+// independent chains hide vpdpwssd's latency (one set alone waits on its
+// own previous sum); a chunk's last taps short of four go into A. The
+// sets are added into A at the chunk's end: each lane of each set holds
+// the sum of a subset of the chunk's products modulo 2^32, so A then
+// holds the chunk's sum modulo 2^32, which is the sum itself because
+// Choose16's (Choose8's) chunk keeps every sum of its products in i32.
 #define MAC16 \
 b64:; \
 	CMPQ CX, $64; \
@@ -31,20 +77,29 @@ b64:; \
 	XORQ BX, BX; \
 c64:; \
 	CHUNK_END(n64); \
-	VPXORD Z0, Z0, Z0; \
-	VPXORD Z1, Z1, Z1; \
-	VPXORD Z2, Z2, Z2; \
-	VPXORD Z3, Z3, Z3; \
-t64:; \
-	MOVLQSX      (R8)(BX*4), AX; \
-	VPBROADCASTD (R9)(BX*4), Z4; \
-	MAC((SI)(AX*XS), Z4, Z5, Z0); \
-	MAC(64(SI)(AX*XS), Z4, Z6, Z1); \
-	MAC(128(SI)(AX*XS), Z4, Z7, Z2); \
-	MAC(192(SI)(AX*XS), Z4, Z8, Z3); \
-	INCQ BX; \
+	VPXORD Z0, Z0, Z0; VPXORD Z1, Z1, Z1; VPXORD Z2, Z2, Z2; VPXORD Z3, Z3, Z3; \
+	VPXORD Z11, Z11, Z11; VPXORD Z12, Z12, Z12; VPXORD Z13, Z13, Z13; VPXORD Z14, Z14, Z14; \
+	VPXORD Z16, Z16, Z16; VPXORD Z17, Z17, Z17; VPXORD Z18, Z18, Z18; VPXORD Z19, Z19, Z19; \
+	VPXORD Z20, Z20, Z20; VPXORD Z21, Z21, Z21; VPXORD Z22, Z22, Z22; VPXORD Z23, Z23, Z23; \
+q64:; \
+	QUAD(s64); \
+	T64(0, Z4, Z0, Z1, Z2, Z3); \
+	T64(4, Z15, Z11, Z12, Z13, Z14); \
+	T64(8, Z24, Z16, Z17, Z18, Z19); \
+	T64(12, Z25, Z20, Z21, Z22, Z23); \
+	MOVQ R13, BX; \
+	JMP  q64; \
+s64:; \
 	CMPQ BX, DX; \
-	JLT  t64; \
+	JGE  f64; \
+	T64(0, Z4, Z0, Z1, Z2, Z3); \
+	INCQ BX; \
+	JMP  s64; \
+f64:; \
+	VPADDD Z11, Z0, Z0; VPADDD Z16, Z0, Z0; VPADDD Z20, Z0, Z0; \
+	VPADDD Z12, Z1, Z1; VPADDD Z17, Z1, Z1; VPADDD Z21, Z1, Z1; \
+	VPADDD Z13, Z2, Z2; VPADDD Z18, Z2, Z2; VPADDD Z22, Z2, Z2; \
+	VPADDD Z14, Z3, Z3; VPADDD Z19, Z3, Z3; VPADDD Z23, Z3, Z3; \
 	WIDEN16(Z0, Y0, 0, DI); \
 	WIDEN16(Z1, Y1, 128, DI); \
 	WIDEN16(Z2, Y2, 256, DI); \
@@ -61,16 +116,25 @@ b32:; \
 	XORQ BX, BX; \
 c32:; \
 	CHUNK_END(n32); \
-	VPXORD Z0, Z0, Z0; \
-	VPXORD Z1, Z1, Z1; \
-t32:; \
-	MOVLQSX      (R8)(BX*4), AX; \
-	VPBROADCASTD (R9)(BX*4), Z4; \
-	MAC((SI)(AX*XS), Z4, Z5, Z0); \
-	MAC(64(SI)(AX*XS), Z4, Z6, Z1); \
-	INCQ BX; \
+	VPXORD Z0, Z0, Z0; VPXORD Z1, Z1, Z1; VPXORD Z11, Z11, Z11; VPXORD Z12, Z12, Z12; \
+	VPXORD Z16, Z16, Z16; VPXORD Z17, Z17, Z17; VPXORD Z20, Z20, Z20; VPXORD Z21, Z21, Z21; \
+q32:; \
+	QUAD(s32); \
+	T32(0, Z4, Z0, Z1); \
+	T32(4, Z15, Z11, Z12); \
+	T32(8, Z24, Z16, Z17); \
+	T32(12, Z25, Z20, Z21); \
+	MOVQ R13, BX; \
+	JMP  q32; \
+s32:; \
 	CMPQ BX, DX; \
-	JLT  t32; \
+	JGE  f32; \
+	T32(0, Z4, Z0, Z1); \
+	INCQ BX; \
+	JMP  s32; \
+f32:; \
+	VPADDD Z11, Z0, Z0; VPADDD Z16, Z0, Z0; VPADDD Z20, Z0, Z0; \
+	VPADDD Z12, Z1, Z1; VPADDD Z17, Z1, Z1; VPADDD Z21, Z1, Z1; \
 	WIDEN16(Z0, Y0, 0, DI); \
 	WIDEN16(Z1, Y1, 128, DI); \
 	JMP c32; \
@@ -85,14 +149,23 @@ b16:; \
 	XORQ BX, BX; \
 c16:; \
 	CHUNK_END(n16); \
-	VPXORD Z0, Z0, Z0; \
-t16:; \
-	MOVLQSX      (R8)(BX*4), AX; \
-	VPBROADCASTD (R9)(BX*4), Z4; \
-	MAC((SI)(AX*XS), Z4, Z5, Z0); \
-	INCQ BX; \
+	VPXORD Z0, Z0, Z0; VPXORD Z11, Z11, Z11; VPXORD Z16, Z16, Z16; VPXORD Z20, Z20, Z20; \
+q16:; \
+	QUAD(s16); \
+	T16(0, Z4, Z0); \
+	T16(4, Z15, Z11); \
+	T16(8, Z24, Z16); \
+	T16(12, Z25, Z20); \
+	MOVQ R13, BX; \
+	JMP  q16; \
+s16:; \
 	CMPQ BX, DX; \
-	JLT  t16; \
+	JGE  f16; \
+	T16(0, Z4, Z0); \
+	INCQ BX; \
+	JMP  s16; \
+f16:; \
+	VPADDD Z11, Z0, Z0; VPADDD Z16, Z0, Z0; VPADDD Z20, Z0, Z0; \
 	WIDEN16(Z0, Y0, 0, DI); \
 	JMP c16; \
 n16:; \
@@ -106,14 +179,23 @@ b8:; \
 	XORQ BX, BX; \
 c8:; \
 	CHUNK_END(n8); \
-	VPXOR Y0, Y0, Y0; \
-t8:; \
-	MOVLQSX      (R8)(BX*4), AX; \
-	VPBROADCASTD (R9)(BX*4), Y4; \
-	MAC((SI)(AX*XS), Y4, Y5, Y0); \
-	INCQ BX; \
+	VPXORD Y0, Y0, Y0; VPXORD Y11, Y11, Y11; VPXORD Y16, Y16, Y16; VPXORD Y20, Y20, Y20; \
+q8:; \
+	QUAD(s8); \
+	T8(0, Y4, Y0); \
+	T8(4, Y15, Y11); \
+	T8(8, Y24, Y16); \
+	T8(12, Y25, Y20); \
+	MOVQ R13, BX; \
+	JMP  q8; \
+s8:; \
 	CMPQ BX, DX; \
-	JLT  t8; \
+	JGE  f8; \
+	T8(0, Y4, Y0); \
+	INCQ BX; \
+	JMP  s8; \
+f8:; \
+	VPADDD Y11, Y0, Y0; VPADDD Y16, Y0, Y0; VPADDD Y20, Y0, Y0; \
 	WIDEN8(Y0, X0, DI); \
 	JMP c8; \
 n8:; \
@@ -122,10 +204,52 @@ n8:; \
 	SUBQ $8, CX; \
 	JMP  b8; \
 done:; \
+	CLEAN; \
 	VZEROUPPER; \
 	RET
 
+// X32, X16 and X8 add one tap, at o4 bytes past tap k's entry of off and
+// o8 past its pair of w, into one set of both rows' lanes: the operands
+// loaded into s0 (and s1), the two weight words broadcast into b0 and b1.
+#define X32(o4, o8, o8b, b0, b1, s0, s1, a0, a1, a4, a5) \
+	MOVLQSX      o4(R8)(BX*4), AX; \
+	VPBROADCASTD o8(R9)(BX*8), b0; \
+	VPBROADCASTD o8b(R9)(BX*8), b1; \
+	VMOVDQU64    (SI)(AX*XS), s0; \
+	VMOVDQU64    64(SI)(AX*XS), s1; \
+	MACR(s0, b0, Z16, a0); \
+	MACR(s0, b1, Z17, a4); \
+	MACR(s1, b0, Z18, a1); \
+	MACR(s1, b1, Z19, a5)
+
+#define X16(o4, o8, o8b, b0, b1, s0, a0, a4) \
+	MOVLQSX      o4(R8)(BX*4), AX; \
+	VPBROADCASTD o8(R9)(BX*8), b0; \
+	VPBROADCASTD o8b(R9)(BX*8), b1; \
+	VMOVDQU64    (SI)(AX*XS), s0; \
+	MACR(s0, b0, Z16, a0); \
+	MACR(s0, b1, Z17, a4)
+
+#define X8(o4, o8, o8b, b0, b1, s0, a0, a4) \
+	MOVLQSX      o4(R8)(BX*4), AX; \
+	VPBROADCASTD o8(R9)(BX*8), b0; \
+	VPBROADCASTD o8b(R9)(BX*8), b1; \
+	VMOVDQU      (SI)(AX*XS), s0; \
+	MACR(s0, b0, Y16, a0); \
+	MACR(s0, b1, Y17, a4)
+
+// PAIR jumps to rest unless two taps from k remain in the chunk
+// (k + 2 ≤ DX), leaving k + 2 in R13.
+#define PAIR(rest) \
+	LEAQ 2(BX), R13; \
+	CMPQ R13, DX; \
+	JGT  rest
+
 // MAC16X2 is the body of a Mac16x2 kernel after its arguments are loaded.
+// Its 64-column blocks hold eight independent chains (four registers a
+// row); the narrower blocks take the taps two at a time into two sets,
+// A (row 0 in Z0, Z1; row 1 in Z4, Z5) and B (Z2, Z3; Z6, Z7), added
+// into A at the chunk's end, exact as MAC16's sets are.
 #define MAC16X2 \
 b64:; \
 	CMPQ CX, $64; \
@@ -181,23 +305,22 @@ b32:; \
 	XORQ BX, BX; \
 c32:; \
 	CHUNK_END(n32); \
-	VPXORD Z0, Z0, Z0; \
-	VPXORD Z1, Z1, Z1; \
-	VPXORD Z4, Z4, Z4; \
-	VPXORD Z5, Z5, Z5; \
-t32:; \
-	MOVLQSX      (R8)(BX*4), AX; \
-	VPBROADCASTD (R9)(BX*8), Z14; \
-	VPBROADCASTD 4(R9)(BX*8), Z15; \
-	VMOVDQU64    (SI)(AX*XS), Z8; \
-	VMOVDQU64    64(SI)(AX*XS), Z11; \
-	MACR(Z8, Z14, Z16, Z0); \
-	MACR(Z8, Z15, Z17, Z4); \
-	MACR(Z11, Z14, Z18, Z1); \
-	MACR(Z11, Z15, Z19, Z5); \
-	INCQ BX; \
+	VPXORD Z0, Z0, Z0; VPXORD Z1, Z1, Z1; VPXORD Z4, Z4, Z4; VPXORD Z5, Z5, Z5; \
+	VPXORD Z2, Z2, Z2; VPXORD Z3, Z3, Z3; VPXORD Z6, Z6, Z6; VPXORD Z7, Z7, Z7; \
+q32:; \
+	PAIR(s32); \
+	X32(0, 0, 4, Z14, Z15, Z8, Z11, Z0, Z1, Z4, Z5); \
+	X32(4, 8, 12, Z20, Z21, Z12, Z13, Z2, Z3, Z6, Z7); \
+	MOVQ R13, BX; \
+	JMP  q32; \
+s32:; \
 	CMPQ BX, DX; \
-	JLT  t32; \
+	JGE  f32; \
+	X32(0, 0, 4, Z14, Z15, Z8, Z11, Z0, Z1, Z4, Z5); \
+	INCQ BX; \
+	JMP  s32; \
+f32:; \
+	VPADDD Z2, Z0, Z0; VPADDD Z3, Z1, Z1; VPADDD Z6, Z4, Z4; VPADDD Z7, Z5, Z5; \
 	WIDEN16(Z0, Y0, 0, DI); \
 	WIDEN16(Z1, Y1, 128, DI); \
 	WIDEN16(Z4, Y4, 0, R12); \
@@ -215,18 +338,21 @@ b16:; \
 	XORQ BX, BX; \
 c16:; \
 	CHUNK_END(n16); \
-	VPXORD Z0, Z0, Z0; \
-	VPXORD Z4, Z4, Z4; \
-t16:; \
-	MOVLQSX      (R8)(BX*4), AX; \
-	VPBROADCASTD (R9)(BX*8), Z14; \
-	VPBROADCASTD 4(R9)(BX*8), Z15; \
-	VMOVDQU64    (SI)(AX*XS), Z8; \
-	MACR(Z8, Z14, Z16, Z0); \
-	MACR(Z8, Z15, Z17, Z4); \
-	INCQ BX; \
+	VPXORD Z0, Z0, Z0; VPXORD Z4, Z4, Z4; VPXORD Z2, Z2, Z2; VPXORD Z6, Z6, Z6; \
+q16:; \
+	PAIR(s16); \
+	X16(0, 0, 4, Z14, Z15, Z8, Z0, Z4); \
+	X16(4, 8, 12, Z20, Z21, Z12, Z2, Z6); \
+	MOVQ R13, BX; \
+	JMP  q16; \
+s16:; \
 	CMPQ BX, DX; \
-	JLT  t16; \
+	JGE  f16; \
+	X16(0, 0, 4, Z14, Z15, Z8, Z0, Z4); \
+	INCQ BX; \
+	JMP  s16; \
+f16:; \
+	VPADDD Z2, Z0, Z0; VPADDD Z6, Z4, Z4; \
 	WIDEN16(Z0, Y0, 0, DI); \
 	WIDEN16(Z4, Y4, 0, R12); \
 	JMP c16; \
@@ -242,18 +368,21 @@ b8:; \
 	XORQ BX, BX; \
 c8:; \
 	CHUNK_END(n8); \
-	VPXOR Y0, Y0, Y0; \
-	VPXOR Y4, Y4, Y4; \
-t8:; \
-	MOVLQSX      (R8)(BX*4), AX; \
-	VPBROADCASTD (R9)(BX*8), Y14; \
-	VPBROADCASTD 4(R9)(BX*8), Y15; \
-	VMOVDQU      (SI)(AX*XS), Y8; \
-	MACR(Y8, Y14, Y16, Y0); \
-	MACR(Y8, Y15, Y17, Y4); \
-	INCQ BX; \
+	VPXORD Y0, Y0, Y0; VPXORD Y4, Y4, Y4; VPXORD Y2, Y2, Y2; VPXORD Y6, Y6, Y6; \
+q8:; \
+	PAIR(s8); \
+	X8(0, 0, 4, Y14, Y15, Y8, Y0, Y4); \
+	X8(4, 8, 12, Y20, Y21, Y12, Y2, Y6); \
+	MOVQ R13, BX; \
+	JMP  q8; \
+s8:; \
 	CMPQ BX, DX; \
-	JLT  t8; \
+	JGE  f8; \
+	X8(0, 0, 4, Y14, Y15, Y8, Y0, Y4); \
+	INCQ BX; \
+	JMP  s8; \
+f8:; \
+	VPADDD Y2, Y0, Y0; VPADDD Y6, Y4, Y4; \
 	WIDEN8(Y0, X0, DI); \
 	WIDEN8(Y4, X4, R12); \
 	JMP c8; \
@@ -264,29 +393,30 @@ n8:; \
 	SUBQ $8, CX; \
 	JMP  b8; \
 done:; \
+	CLEAN; \
 	VZEROUPPER; \
 	RET
 
 // PEAK is the body of a peak loop after CX holds its rounds: MAC on
-// registers, 4 zmm of 32 products a round (PeakRound), two rounds an
-// iteration over 8 independent lanes, and a last half for an odd count.
+// registers, 4 zmm of 32 products a round (PeakRound), four rounds an
+// iteration over 16 independent accumulators (Z0–Z7, Z16–Z23), then the
+// rounds left one at a time. Sixteen chains, not eight: with two ports
+// for 512-bit multiply-adds and a latency of several cycles, eight chains
+// leave the ports idle part of the time (Mac16x2 outran an eight-chain
+// loop), so the loop would understate the machine.
 #define PEAK \
 	VPTERNLOGD $0xff, Z8, Z8, Z8; \
 	VPSRLW     $15, Z8, Z8; \
 	VMOVDQU64  Z8, Z9; \
-	VPXORD Z0, Z0, Z0; \
-	VPXORD Z1, Z1, Z1; \
-	VPXORD Z2, Z2, Z2; \
-	VPXORD Z3, Z3, Z3; \
-	VPXORD Z4, Z4, Z4; \
-	VPXORD Z5, Z5, Z5; \
-	VPXORD Z6, Z6, Z6; \
-	VPXORD Z7, Z7, Z7; \
+	VPXORD Z0, Z0, Z0; VPXORD Z1, Z1, Z1; VPXORD Z2, Z2, Z2; VPXORD Z3, Z3, Z3; \
+	VPXORD Z4, Z4, Z4; VPXORD Z5, Z5, Z5; VPXORD Z6, Z6, Z6; VPXORD Z7, Z7, Z7; \
+	VPXORD Z16, Z16, Z16; VPXORD Z17, Z17, Z17; VPXORD Z18, Z18, Z18; VPXORD Z19, Z19, Z19; \
+	VPXORD Z20, Z20, Z20; VPXORD Z21, Z21, Z21; VPXORD Z22, Z22, Z22; VPXORD Z23, Z23, Z23; \
 	MOVQ CX, DX; \
-	SHRQ $1, CX; \
+	SHRQ $2, CX; \
 round:; \
 	TESTQ CX, CX; \
-	JZ    half; \
+	JZ    rest; \
 	MACR(Z8, Z9, Z10, Z0); \
 	MACR(Z8, Z9, Z11, Z1); \
 	MACR(Z8, Z9, Z12, Z2); \
@@ -295,16 +425,29 @@ round:; \
 	MACR(Z8, Z9, Z11, Z5); \
 	MACR(Z8, Z9, Z12, Z6); \
 	MACR(Z8, Z9, Z13, Z7); \
+	MACR(Z8, Z9, Z10, Z16); \
+	MACR(Z8, Z9, Z11, Z17); \
+	MACR(Z8, Z9, Z12, Z18); \
+	MACR(Z8, Z9, Z13, Z19); \
+	MACR(Z8, Z9, Z10, Z20); \
+	MACR(Z8, Z9, Z11, Z21); \
+	MACR(Z8, Z9, Z12, Z22); \
+	MACR(Z8, Z9, Z13, Z23); \
 	DECQ CX; \
 	JMP  round; \
-half:; \
-	TESTQ $1, DX; \
+rest:; \
+	ANDQ $3, DX; \
+one:; \
+	TESTQ DX, DX; \
 	JZ    peakdone; \
 	MACR(Z8, Z9, Z10, Z0); \
 	MACR(Z8, Z9, Z11, Z1); \
 	MACR(Z8, Z9, Z12, Z2); \
 	MACR(Z8, Z9, Z13, Z3); \
+	DECQ DX; \
+	JMP  one; \
 peakdone:; \
+	CLEAN; \
 	VZEROUPPER; \
 	RET
 

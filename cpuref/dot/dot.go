@@ -12,10 +12,15 @@
 // dispatcher picks the widest one golang.org/x/sys/cpu reports once, at
 // package init; the purego build tag forces the pure-Go kernel.
 //
+// It also holds the rq epilogue's 64-bit form (RQRow, RQRowStrided: §5.1
+// with §6's rq.p in 64 bits), pure Go and AVX-512 (vpmullq, AVX512DQ; AVX2
+// has no 64-bit multiply and takes the pure loop), dispatched the same way.
+//
 // Who should use it: cpuref, for operators whose operands the bounds of §8
-// put inside i16 and whose K_c is at least 2 (Choose16). Everything else
-// stays on cpuref's int64 and 128-bit paths. The kernels never see an
-// offset encoding: every operand is the element's value (§3, Storage).
+// put inside i16 and whose K_c is at least 2 (Choose16), and for rq rows
+// whose bounds cpuref has proved fit 64 bits. Everything else stays on
+// cpuref's int64 and 128-bit paths. The kernels never see an offset
+// encoding: every operand is the element's value (§3, Storage).
 package dot
 
 import "math"
@@ -38,6 +43,9 @@ type Impl struct {
 	mac8   func(acc []int64, x []uint8, off []int32, w []uint32, chunk int)
 	mac8x2 func(acc0, acc1 []int64, x []uint8, off []int32, w []uint32, chunk int)
 	peak8  func(n int)
+	// rq is RQRowStrided's loop, with its constants formed (rqGeneric's
+	// contract); nil where the set has no 64-bit multiply.
+	rq func(dst []int64, stride int, src []int64, pre, mult, add, post int64, s uint, even int64) bool
 }
 
 // PeakRound is the number of 16-bit products one round of a peak loop forms.
@@ -45,7 +53,7 @@ const PeakRound = 128
 
 // generic is the pure-Go implementation, present in every build.
 var generic = Impl{
-	Name: "purego", peak: peakGeneric,
+	Name: "purego", peak: peakGeneric, rq: rqGeneric,
 	mac16: mac16Generic, mac16x2: func(acc0, acc1 []int64, x []int16, off []int32, w []uint32, chunk int) {
 		rows2(mac16Generic, acc0, acc1, x, off, w, chunk)
 	},
@@ -68,17 +76,19 @@ func rows2[E int16 | uint8](mac func([]int64, []E, []int32, []uint32, int), acc0
 
 // impls lists the implementations this build has and this machine runs,
 // the pure one first; best is the last of them, the one the dispatcher
-// picked, and best8 the last with a Mac8 kernel.
+// picked, best8 the last with a Mac8 kernel and bestRQ the last with an
+// rq loop.
 var (
-	impls = append([]Impl{generic}, native()...)
-	best  = impls[len(impls)-1]
-	best8 = last8(impls)
+	impls  = append([]Impl{generic}, native()...)
+	best   = impls[len(impls)-1]
+	best8  = last(impls, func(im Impl) bool { return im.mac8 != nil })
+	bestRQ = last(impls, func(im Impl) bool { return im.rq != nil })
 )
 
-// last8 is the last of l with a Mac8 kernel (the pure one has one).
-func last8(l []Impl) Impl {
+// last is the last of l that has, which the pure one has.
+func last(l []Impl, has func(Impl) bool) Impl {
 	for i := len(l) - 1; ; i-- {
-		if l[i].mac8 != nil {
+		if has(l[i]) {
 			return l[i]
 		}
 	}
@@ -99,6 +109,9 @@ func Selected() string { return best.Name }
 
 // Selected8 is the name of the implementation Mac8 runs.
 func Selected8() string { return best8.Name }
+
+// SelectedRQ is the name of the implementation RQRow runs.
+func SelectedRQ() string { return bestRQ.Name }
 
 // Accelerated reports whether Mac16 runs an instruction-set kernel rather
 // than the pure-Go one.

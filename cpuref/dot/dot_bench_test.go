@@ -119,3 +119,34 @@ func BenchmarkMac16(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRQRow is RQRow on rows of 64 sums (a conv_transpose phase row
+// at side 64), half-even rounding, shift 8, per implementation, in sums
+// per second.
+func BenchmarkRQRow(b *testing.B) {
+	r := rand.New(rand.NewPCG(7, 8))
+	src, dst := make([]int64, 64), make([]int64, 64)
+	for i := range src {
+		src[i] = r.Int64N(1<<24) - 1<<23
+	}
+	q := RQ64{Pre: 3, Mult: 181, Post: -5, Shift: 8, Round: RoundHalfEven}
+	saved := bestRQ
+	defer func() { bestRQ = saved }()
+	for _, im := range impls {
+		if im.rq == nil {
+			continue
+		}
+		bestRQ = im
+		b.Run(im.Name, func(b *testing.B) {
+			t0 := cputime.Process()
+			for b.Loop() {
+				RQRow(dst, src, &q)
+			}
+			work := float64(len(src)) * float64(b.N)
+			b.ReportMetric(work/b.Elapsed().Seconds(), "sum/s")
+			if cpu := cputime.Process() - t0; cpu > 0 {
+				b.ReportMetric(work/cpu.Seconds(), "sum/s-cpu")
+			}
+		})
+	}
+}

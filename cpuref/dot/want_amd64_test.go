@@ -19,3 +19,6 @@ func wantImpls() []string {
 	}
 	return want
 }
+
+// hasDQ reports AVX512DQ, which RQRow's AVX-512 loop needs (vpmullq).
+func hasDQ() bool { return cpu.X86.HasAVX512DQ }

@@ -1,0 +1,92 @@
+package dot
+
+// The rounding modes of RQ64, those of integer-operators §2.
+const (
+	RoundFloor    = 0
+	RoundHalfUp   = 1
+	RoundHalfEven = 2
+)
+
+// RQ64 is one output channel's rq of §5.1 in the 64-bit form §6 permits
+// ("rq.p MAY be formed in 64 bits wherever its interval fits i64"):
+//
+//	y = R_round((v + Pre)·Mult, Shift) + Post
+//
+// for sums v whose every t = v + Pre and p = t·Mult lie in [−2^62, 2^62],
+// with Shift ≤ 62. The caller proves those bounds (cpuref's rqFits64);
+// RQRow relies on them.
+type RQ64 struct {
+	Pre, Mult, Post int64
+	Shift           uint
+	Round           uint8
+}
+
+// RQRow writes rq (*q, RQ64) of each sum in src into dst, which is at
+// least as long, and reports whether every y = q + Post fitted i64 (false: some y
+// wrapped, and dst holds garbage where it did). Every rounding is one
+// formula, q = (p + a + e·bit_s(p)) >> s with an arithmetic shift:
+//
+//	floor, or s = 0:  a = 0,          e = 0
+//	half up:          a = 2^(s−1),    e = 0   ⌊(p + 2^(s−1))/2^s⌋ (§2)
+//	half even:        a = 2^(s−1) − 1, e = 1
+//
+// For half even write p = Q·2^s + r, 0 ≤ r < 2^s, h = 2^(s−1), b = Q mod 2
+// = bit s of p: r + h − 1 + b reaches 2^s exactly when r > h, or r = h and
+// b = 1, and stays below 2^(s+1), so the shift gives Q + 1 in those cases
+// and Q otherwise: §2's R_half_even. |p| + 2^(s−1) + 1 ≤ 2^62 + 2^61 + 1
+// < 2^63, so no addition wraps.
+func RQRow(dst, src []int64, q *RQ64) bool { return RQRowStrided(dst, 1, src, q) }
+
+// RQRowStrided is RQRow writing the rq of src[i] to dst[stride·i]
+// (stride ≥ 1), as a conv_transpose phase's row lands in every sw-th
+// output column (§9.3); dst holds at least stride·(len(src) − 1) + 1
+// elements, and the elements between are left as they are.
+func RQRowStrided(dst []int64, stride int, src []int64, q *RQ64) bool {
+	if len(src) == 0 {
+		return true
+	}
+	dst = dst[:stride*(len(src)-1)+1]
+	s := q.Shift & 63 // ≤ 62 (RQ64); the mask lets the shifts compile plain
+	var add, even int64
+	if s > 0 && q.Round != RoundFloor {
+		add = 1 << (s - 1)
+		if q.Round == RoundHalfEven {
+			add, even = add-1, 1
+		}
+	}
+	return bestRQ.rq(dst, stride, src, q.Pre, q.Mult, add, q.Post, s, even)
+}
+
+// rqGeneric is RQRowStrided in Go: the formula above, branch-free, with
+// y's wrap found from signs (y = q + post wrapped iff its sign differs
+// from both q's and post's).
+func rqGeneric(dst []int64, stride int, src []int64, pre, mult, add, post int64, s uint, even int64) bool {
+	if stride != 1 {
+		return rqStridedGeneric(dst, stride, src, pre, mult, add, post, s, even)
+	}
+	dst = dst[:len(src)]
+	s &= 63
+	var bad int64
+	for i, v := range src {
+		p := (v + pre) * mult
+		q := (p + add + (p>>s)&even) >> s
+		y := q + post
+		bad |= (q ^ y) & (post ^ y)
+		dst[i] = y
+	}
+	return bad >= 0
+}
+
+// rqStridedGeneric is rqGeneric's loop for a stride past 1.
+func rqStridedGeneric(dst []int64, stride int, src []int64, pre, mult, add, post int64, s uint, even int64) bool {
+	s &= 63
+	var bad int64
+	for i, v := range src {
+		p := (v + pre) * mult
+		q := (p + add + (p>>s)&even) >> s
+		y := q + post
+		bad |= (q ^ y) & (post ^ y)
+		dst[stride*i] = y
+	}
+	return bad >= 0
+}

@@ -41,6 +41,10 @@ type convTKernel struct {
 	// stride far past the kernel (any u32 loads) allocates nothing more.
 	phases []*convKernel
 	nx     int
+
+	// post is a relu or clamp folded in (fuse.go), applied to each row
+	// once rq has written it; nil for none.
+	post *clampPost
 }
 
 // phase is the convolution of residue (ry, rx), or nil when it has no tap.
@@ -119,6 +123,7 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 		zero[o], ok = rqOf(&p.RQ, o, int128{})
 		zeroOK = zeroOK && ok
 	}
+	k.post.row(zero)
 	// Only residues whose first output coordinate lies inside the output
 	// have positions: one per first coordinate in [0, min(s, Ho)), so the
 	// loops stay within the output's size whatever the stride.
@@ -158,6 +163,7 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 					if !rqRow(&p.RQ, o, uint64(B), s, s) {
 						return outside("conv_transpose")
 					}
+					k.post.row(s)
 					for _, v := range s {
 						dst[x] = v
 						x += sw
@@ -224,5 +230,6 @@ func convTExact(k *convTKernel, x, out *tensor.T) error {
 			}
 		}
 	}
+	k.post.row(out.Data)
 	return nil
 }

@@ -10,8 +10,10 @@ import (
 // newStep binds one operator to its kernel. This is the only place that
 // maps an opcode to code; each kernel lives in its family's file. in is
 // the certified interval of the operator's first input (§8.5), or nil when
-// the graph was loaded without its certificate.
-func newStep(g *whg1.Graph, op *whg1.Op, in *certify.Interval) (step, error) {
+// the graph was loaded without its certificate. post is the clamp that
+// fuse folded into op (nil for none): the rq-epilogue kernels (epilogueHost)
+// apply it to each row they write; loadBounds applies it after any other.
+func newStep(g *whg1.Graph, op *whg1.Op, in *certify.Interval, post *clampPost) (step, error) {
 	cin := 0
 	if len(op.In) > 0 {
 		cin = int(g.Tensors[op.In[0]].Channels)
@@ -29,9 +31,11 @@ func newStep(g *whg1.Graph, op *whg1.Op, in *certify.Interval) (step, error) {
 	case *whg1.Conv:
 		k := newConv(p, cin)
 		k.certify16(in)
+		k.post = post
 		return one(k.run), nil
 	case *whg1.ConvT:
 		k := newConvT(p, cin)
+		k.post = post
 		for _, c := range k.phases {
 			if c != nil {
 				c.certify16(in)
@@ -40,9 +44,9 @@ func newStep(g *whg1.Graph, op *whg1.Op, in *certify.Interval) (step, error) {
 		return one(k.run), nil
 	case *whg1.Rescale:
 		if op.Code == whg1.OpMul {
-			return two(func(a, b, y *tensor.T) error { return mul(p, a, b, y) }), nil
+			return two(func(a, b, y *tensor.T) error { return mul(p, post, a, b, y) }), nil
 		}
-		return one(func(x, y *tensor.T) error { return rescale(p, x, y) }), nil
+		return one(func(x, y *tensor.T) error { return rescale(p, post, x, y) }), nil
 	case *whg1.Chscale:
 		return func(in, out []*tensor.T, pl *whg1.Plan) error {
 			return chscale(p, pl.Scalars[p.Scalar], in[0], out[0])

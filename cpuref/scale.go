@@ -8,13 +8,15 @@ import (
 )
 
 // rescale is §5.4 rescale: out[c][y][x] = rq_c(in[c][y][x]), a plane at a
-// time (rqRow: int64 where its bound holds).
-func rescale(p *whg1.Rescale, in, out *tensor.T) error {
+// time (rqRow: int64 where its bound holds), then post (a folded relu or
+// clamp, nil for none) on the plane while it is in cache.
+func rescale(p *whg1.Rescale, post *clampPost, in, out *tensor.T) error {
 	for c := range in.Shape.C {
-		src := plane(in, c)
-		if !rqRow(&p.RQ, c, maxAbs(src), src, plane(out, c)) {
+		src, dst := plane(in, c), plane(out, c)
+		if !rqRow(&p.RQ, c, maxAbs(src), src, dst) {
 			return outside("rescale")
 		}
+		post.row(dst)
 	}
 	return nil
 }
@@ -43,7 +45,8 @@ func chscale(p *whg1.Chscale, r int64, in, out *tensor.T) error {
 // b has C channels and 0 when it has one. mul.p is exact in 128 bits, or in
 // int64 when max|a|·max|b| ≤ 2^63 − 1 bounds every product: the products
 // of a plane then go into out and rqRow turns them into outputs in place.
-func mul(p *whg1.Rescale, a, b, out *tensor.T) error {
+// post (a folded relu or clamp, nil for none) follows on each plane.
+func mul(p *whg1.Rescale, post *clampPost, a, b, out *tensor.T) error {
 	hi, P := bits.Mul64(maxAbs(a.Data), maxAbs(b.Data))
 	narrow := hi == 0 && P <= 1<<63-1
 	for c := range a.Shape.C {
@@ -60,6 +63,7 @@ func mul(p *whg1.Rescale, a, b, out *tensor.T) error {
 			if !rqRow(&p.RQ, c, P, dst, dst) {
 				return outside("mul")
 			}
+			post.row(dst)
 			continue
 		}
 		for i, v := range pa {
@@ -69,6 +73,7 @@ func mul(p *whg1.Rescale, a, b, out *tensor.T) error {
 			}
 			dst[i] = y
 		}
+		post.row(dst)
 	}
 	return nil
 }

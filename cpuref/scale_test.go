@@ -16,7 +16,7 @@ func TestRescale(t *testing.T) {
 	p := &whg1.Rescale{RQ: whg1.RQ{Round: whg1.HalfEven, Bias: whg1.PreBias, MKind: 2, SKind: 2,
 		Mult: []int64{3, -2}, Shift: []uint8{1, 0}, BiasV: []int64{1, 5}}}
 	out := like(2, 1, 2)
-	noErr(t, "rescale", rescale(p, tn(2, 1, 2, 0, 2, -1, 4), out))
+	noErr(t, "rescale", rescale(p, nil, tn(2, 1, 2, 0, 2, -1, 4), out))
 	expect(t, "rescale", out, 2, 4, -8, -18)
 }
 
@@ -43,10 +43,10 @@ func TestMul(t *testing.T) {
 	// ch0: 12 → 6, −15 → ⌊−7.5⌋ = −8; ch1: 28·3 = 84 → 42, 6·3 = 18 → 9.
 	p := &whg1.Rescale{RQ: whg1.RQ{MKind: 2, SKind: 1, Mult: []int64{1, 3}, Shift: []uint8{1}}}
 	out := like(2, 1, 2)
-	noErr(t, "mul", mul(p, tn(2, 1, 2, 3, -5, 7, 2), tn(1, 1, 2, 4, 3), out))
+	noErr(t, "mul", mul(p, nil, tn(2, 1, 2, 3, -5, 7, 2), tn(1, 1, 2, 4, 3), out))
 	expect(t, "mul b[1]", out, 6, -8, 42, 9)
 	// b with C channels: ch1 reads b's ch1 = (−1, 10): −7·3 = −21 → ⌊−10.5⌋ = −11; 20·3 = 60 → 30.
-	noErr(t, "mul", mul(p, tn(2, 1, 2, 3, -5, 7, 2), tn(2, 1, 2, 4, 3, -1, 10), out))
+	noErr(t, "mul", mul(p, nil, tn(2, 1, 2, 3, -5, 7, 2), tn(2, 1, 2, 4, 3, -1, 10), out))
 	expect(t, "mul b[C]", out, 6, -8, -11, 30)
 }
 
@@ -83,9 +83,9 @@ func TestRescaleMulAgainstBig(t *testing.T) {
 		out := like(C, a.Shape.H, a.Shape.W)
 		var err error
 		if n%2 == 0 {
-			err = rescale(p, a, out)
+			err = rescale(p, nil, a, out)
 		} else {
-			err = mul(p, a, b, out)
+			err = mul(p, nil, a, b, out)
 		}
 		var want []int64
 		ok := true

@@ -1,0 +1,137 @@
+package cpuref
+
+import "github.com/waiops/waiops/whg1"
+
+// clampPost is clamp(v, lo, hi) of §2 applied by a producer to the values
+// it writes, in its row epilogue, in place of a relu or clamp operator of
+// its own (§5.5: relu is clamp(v, 0, 2^63 − 1) on i64, and clamp is
+// clamp(v, lo, hi)). A nil *clampPost is no operator at all.
+type clampPost struct{ lo, hi int64 }
+
+// row clamps every value of r in place; on a nil post it does nothing.
+func (c *clampPost) row(r []int64) {
+	if c == nil {
+		return
+	}
+	lo, hi := c.lo, c.hi
+	for i, v := range r {
+		r[i] = min(max(v, lo), hi)
+	}
+}
+
+// then is this post followed by clamp(·, lo, hi). Two clamps in a row are
+// one: with f(v) = clamp(clamp(v, a, b), lo, hi), f is nondecreasing, equal
+// to clamp(a, lo, hi) for v ≤ a, to clamp(b, lo, hi) for v ≥ b and to
+// clamp(v, lo, hi) between, so f(v) = clamp(v, clamp(a, lo, hi),
+// clamp(b, lo, hi)), whose ends stay ordered.
+func (c *clampPost) then(lo, hi int64) *clampPost {
+	if c == nil {
+		return &clampPost{lo, hi}
+	}
+	return &clampPost{min(max(c.lo, lo), hi), min(max(c.hi, lo), hi)}
+}
+
+// asClamp is the clamp an elementwise operator is, when it is one: relu
+// (max(v, 0), §5.5) or clamp(lo, hi).
+func asClamp(op *whg1.Op) (lo, hi int64, ok bool) {
+	switch op.Code {
+	case whg1.OpRelu:
+		return 0, 1<<63 - 1, true
+	case whg1.OpClamp:
+		if p, isClamp := op.Params.(*whg1.ClampParams); isClamp {
+			return p.Lo, p.Hi, true
+		}
+	}
+	return 0, 0, false
+}
+
+// fusion says what one operator's step does once relu and clamp operators
+// are folded into their producers.
+type fusion struct {
+	// post is the clamp the step applies to its output (nil for none).
+	post *clampPost
+	// last is the operator whose output the step writes: the op itself,
+	// or the last relu or clamp folded into it.
+	last int
+	// gone marks a relu or clamp that an earlier step already applied.
+	gone bool
+	// clamped says that post ends with the clamp policy of op last's
+	// output (§3: the policy's result is part of the producer's output), so
+	// Decode has no policy left to apply to it.
+	clamped bool
+}
+
+// fuse plans the folding: a relu or clamp op j whose input t is the only
+// output of its producer i, read by j alone, named by no graph output and
+// of policy derived or clamp, is applied by i's step to the values i
+// writes (chains of them too, as one clamp, then), and t is never formed.
+// This changes no value: t exists only to be j's input, and a clamp policy
+// on t is one more clamp (§3: the policy's result is part of the
+// producer's output). It changes no refusal either: relu and clamp never
+// refuse, nor does a clamp policy; a check policy on t stops the chain, and
+// one on j's output joins it only when no other operator runs between i
+// and j, so its field_range comes where it came before. A clamp policy on
+// the output the step writes, fused or not, joins post as well.
+func fuse(g *whg1.Graph) []fusion {
+	uses := make([]int, len(g.Tensors))
+	reader := make([]int, len(g.Tensors)) // the last op reading tensor t
+	for i := range g.Ops {
+		for _, t := range g.Ops[i].In {
+			uses[t]++
+			reader[t] = i
+		}
+	}
+	for _, t := range g.Outputs {
+		uses[t]++
+		reader[t] = -1
+	}
+	fz := make([]fusion, len(g.Ops))
+	for i := range fz {
+		fz[i].last = i
+	}
+	for i := range g.Ops {
+		if fz[i].gone || len(g.Ops[i].Out) != 1 {
+			continue
+		}
+		f := &fz[i]
+		contig := true // no other op runs between i and f.last
+		for {
+			t := g.Ops[f.last].Out[0]
+			j := reader[t]
+			if uses[t] != 1 || j < 0 || g.Tensors[t].Policy == whg1.Check {
+				break
+			}
+			op := &g.Ops[j]
+			lo, hi, ok := asClamp(op)
+			if !ok || len(op.In) != 1 || len(op.Out) != 1 {
+				break
+			}
+			contig = contig && j == f.last+1
+			if g.Tensors[op.Out[0]].Policy == whg1.Check && !contig {
+				break
+			}
+			if rec := g.Tensors[t]; rec.Policy == whg1.Clamp {
+				f.post = f.post.then(rec.Lo, rec.Hi)
+			}
+			f.post = f.post.then(lo, hi)
+			fz[j].gone = true
+			f.last = j
+		}
+		if rec := g.Tensors[g.Ops[f.last].Out[0]]; rec.Policy == whg1.Clamp {
+			f.post = f.post.then(rec.Lo, rec.Hi)
+			f.clamped = true
+		}
+	}
+	return fz
+}
+
+// epilogueHost says whether op's kernel applies a post to each row it
+// writes (conv, conv_transpose, rescale, mul: the rq epilogue); the step of
+// any other producer clamps its output once it has run.
+func epilogueHost(op *whg1.Op) bool {
+	switch op.Params.(type) {
+	case *whg1.Conv, *whg1.ConvT, *whg1.Rescale:
+		return true
+	}
+	return false
+}

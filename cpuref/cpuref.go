@@ -69,11 +69,13 @@ func loadFused(g *whg1.Graph, gb *certify.GraphBounds, fz []fusion) (*Program, e
 	}
 	for i := range g.Ops {
 		op := &g.Ops[i]
-		var in *certify.Interval
-		if gb != nil && len(op.In) > 0 {
-			in = &gb.Tensors[op.In[0]]
+		var b bounds
+		if gb != nil {
+			for _, t := range op.In {
+				b = append(b, gb.Tensors[t])
+			}
 		}
-		s, err := newStep(g, op, in, p.fz[i].post)
+		s, err := newStep(g, op, b, p.fz[i].post)
 		if err != nil {
 			return nil, err
 		}

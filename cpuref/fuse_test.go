@@ -146,6 +146,9 @@ type foldCase struct {
 	// bare loads the graph without its certificate, which it does not
 	// meet: the kernels' exact 128-bit paths.
 	bare bool
+	// rows, when not 0, declares scalar 0 in [0, rows − 1] (chscale's
+	// row), drawn afresh for each decode.
+	rows int64
 }
 
 // foldCases are graphs whose producers take a folded post in each place
@@ -175,29 +178,49 @@ func foldCases(r *rand.Rand) []foldCase {
 	// products past i64: mul's 128-bit path.
 	mulWide := whg1.Op{Code: whg1.OpMul, In: []uint32{0}, Params: &whg1.Rescale{RQ: whg1.RQ{Round: whg1.HalfUp, MKind: 1, SKind: 1, Mult: []int64{5}, Shift: []uint8{70}}}}
 	add := whg1.Op{Code: whg1.OpAdd, In: []uint32{0}}
+	lut := &whg1.Lut16{EIn: whg1.NoExponent, EOut: whg1.NoExponent, T: make([]int16, 65536)}
+	for i := 1; i < len(lut.T); i++ { // §5.6: T[0] = 0
+		lut.T[i] = int16(between(r, -32768, 32767))
+	}
+	lutOut := rec(2, whg1.Derived, 0, 0)
 	d, cl := derived, func(c uint32, lo, hi int64) whg1.Tensor { return rec(c, whg1.Clamp, lo, hi) }
 	return []foldCase{
 		{"conv_i8_relu_clamp", chain(2, -128, 127, []whg1.Op{conv(-128, 127, 8), reluOp, clampOpOf(-20, 90)},
-			[]whg1.Tensor{d(3), cl(3, -60, 200), d(3)}), -128, 127, false},
+			[]whg1.Tensor{d(3), cl(3, -60, 200), d(3)}), -128, 127, false, 0},
 		{"conv_wide_relu", chain(2, -1<<40, 1<<40, []whg1.Op{conv(-1<<10, 1<<10, 30), reluOp},
-			[]whg1.Tensor{d(3), rec(3, whg1.Check, 0, 1<<20)}), -1 << 40, 1 << 40, false},
+			[]whg1.Tensor{d(3), rec(3, whg1.Check, 0, 1<<20)}), -1 << 40, 1 << 40, false, 0},
 		{"conv_exact_clamp", chain(2, -1<<62, 1<<62, []whg1.Op{conv(-1<<40, 1<<40, 100), clampOpOf(-20, 30)},
-			[]whg1.Tensor{d(3), d(3)}), -1 << 62, 1 << 62, true},
-		{"convT_clamp_relu", chain(2, -128, 127, []whg1.Op{convT, clampOpOf(-500, 400), reluOp}, []whg1.Tensor{d(2), d(2), cl(2, 0, 300)}), -128, 127, false},
-		{"convT_gap_relu", chain(2, -128, 127, []whg1.Op{convTGap, reluOp}, []whg1.Tensor{d(2), d(2)}), -128, 127, false},
-		{"rescale_relu", chain(2, -1<<62, 1<<62, []whg1.Op{shiftRescale(-3, 1), reluOp}, []whg1.Tensor{d(2), d(2)}), -1 << 62, 1 << 62, false},
-		{"mul_clamp", chain(2, -32768, 32767, []whg1.Op{mul, clampOpOf(-1000, 1000)}, []whg1.Tensor{d(2), cl(2, -900, 2000)}), -32768, 32767, false},
-		{"mul_wide_clamp", chain(2, -1<<62, 1<<62, []whg1.Op{mulWide, clampOpOf(-1<<40, 1<<40)}, []whg1.Tensor{d(2), d(2)}), -1 << 62, 1 << 62, true},
-		{"add_relu_check", chain(2, -128, 127, []whg1.Op{add, reluOp}, []whg1.Tensor{cl(2, -200, 100), rec(2, whg1.Check, 0, 90)}), -128, 127, false},
+			[]whg1.Tensor{d(3), d(3)}), -1 << 62, 1 << 62, true, 0},
+		{"convT_clamp_relu", chain(2, -128, 127, []whg1.Op{convT, clampOpOf(-500, 400), reluOp}, []whg1.Tensor{d(2), d(2), cl(2, 0, 300)}), -128, 127, false, 0},
+		{"convT_gap_relu", chain(2, -128, 127, []whg1.Op{convTGap, reluOp}, []whg1.Tensor{d(2), d(2)}), -128, 127, false, 0},
+		{"rescale_relu", chain(2, -1<<62, 1<<62, []whg1.Op{shiftRescale(-3, 1), reluOp}, []whg1.Tensor{d(2), d(2)}), -1 << 62, 1 << 62, false, 0},
+		{"mul_clamp", chain(2, -32768, 32767, []whg1.Op{mul, clampOpOf(-1000, 1000)}, []whg1.Tensor{d(2), cl(2, -900, 2000)}), -32768, 32767, false, 0},
+		{"mul_wide_clamp", chain(2, -1<<62, 1<<62, []whg1.Op{mulWide, clampOpOf(-1<<40, 1<<40)}, []whg1.Tensor{d(2), d(2)}), -1 << 62, 1 << 62, true, 0},
+		{"leaky_narrow_clamp", chain(2, -1<<31, 1<<31, []whg1.Op{{Code: whg1.OpLeaky, Params: &whg1.Leaky{A: 1<<31 - 1, F: 5}}, clampOpOf(-1<<50, 1<<50)},
+			[]whg1.Tensor{d(2), d(2)}), -1 << 31, 1 << 31, false, 0},
+		{"leaky_wide", chain(2, -1<<62, 1<<62, []whg1.Op{{Code: whg1.OpLeaky, Params: &whg1.Leaky{A: 3, F: 1}}},
+			[]whg1.Tensor{d(2)}), -1 << 62, 1 << 62, true, 0},
+		{"lut16_clamp", chain(2, -32767, 32767, []whg1.Op{{Code: whg1.OpLut16, Params: lut}, clampOpOf(-100, 200)},
+			[]whg1.Tensor{lutOut, d(2)}), -32767, 32767, false, 0},
+		{"chscale", chain(2, -128, 127, []whg1.Op{{Code: whg1.OpChscale, Params: &whg1.Chscale{NRows: 3, Round: whg1.HalfEven, MBytes: 4, Shift: 4, M: w(3*2, -1<<20, 1<<20)}}},
+			[]whg1.Tensor{d(2)}), -128, 127, false, 3},
+		{"chscale_wide", chain(2, -1<<62, 1<<62, []whg1.Op{{Code: whg1.OpChscale, Params: &whg1.Chscale{NRows: 2, Round: whg1.HalfUp, MBytes: 4, Shift: 66, M: w(2*2, -100, 100)}}},
+			[]whg1.Tensor{d(2)}), -1 << 62, 1 << 62, true, 2},
+		{"rescale_i16_bias", chain(2, -32768, 32767, []whg1.Op{{Code: whg1.OpRescale, Params: &whg1.Rescale{RQ: whg1.RQ{Round: whg1.HalfEven, Bias: whg1.PreBias,
+			MKind: 2, SKind: 2, Mult: w(2, -1<<24, 1<<24), Shift: []uint8{9, 30}, BiasV: w(2, -1000, 1000)}}}},
+			[]whg1.Tensor{d(2)}), -32768, 32767, false, 0},
+		{"add_relu_check", chain(2, -128, 127, []whg1.Op{add, reluOp}, []whg1.Tensor{cl(2, -200, 100), rec(2, whg1.Check, 0, 90)}), -128, 127, false, 0},
 	}
 }
 
-// TestFoldedEqualsUnfolded runs each foldCase, certified unless bare, with fuse's plan
-// and with none, on random inputs whose elements are mostly the input
-// range's ends (the certified bounds' ends) and otherwise uniform in it:
-// 10^5 decodes in all (10^4 with -short or -race). Outputs, and refusals
-// to the letter, must be the same.
-func TestFoldedEqualsUnfolded(t *testing.T) {
+// TestNewPathsEqualExact runs each foldCase on random inputs whose
+// elements are mostly the input range's ends (the certified bounds' ends)
+// and otherwise uniform in it, 10^5 decodes in all (10^4 with -short or
+// -race), on three programs: as Load and LoadBytes make it (folded, and
+// with the certified bounds unless bare), folded without bounds, and the
+// exact path this package had before both (no bounds, nothing folded).
+// Outputs, and refusals to the letter, must be the same.
+func TestNewPathsEqualExact(t *testing.T) {
 	n := 100_000
 	if testing.Short() || raceEnabled {
 		n = 10_000
@@ -206,6 +229,9 @@ func TestFoldedEqualsUnfolded(t *testing.T) {
 	cases := foldCases(r)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if c.rows > 0 {
+				c.g.Scalars = []whg1.Scalar{{Lo: 0, Hi: c.rows - 1}}
+			}
 			var gb *certify.GraphBounds
 			g, err := whg1.Parse(whg1.Encode(c.g))
 			if !c.bare {
@@ -218,12 +244,13 @@ func TestFoldedEqualsUnfolded(t *testing.T) {
 			if err != nil {
 				t.Fatalf("load: %v", err)
 			}
-			fused, err := loadFused(g, gb, fuse(g))
-			noErr(t, "load fused", err)
-			plain, err := loadFused(g, gb, noFold(g))
-			noErr(t, "load unfused", err)
-			if !slices.ContainsFunc(fused.fz, func(f fusion) bool { return f.gone }) {
-				t.Fatalf("nothing folded: %+v", fused.fz)
+			progs := make([]*Program, 3)
+			for k, m := range []struct {
+				gb *certify.GraphBounds
+				fz []fusion
+			}{{gb, fuse(g)}, {nil, fuse(g)}, {nil, noFold(g)}} {
+				progs[k], err = loadFused(g, m.gb, m.fz)
+				noErr(t, "load", err)
 			}
 			for range n / len(cases) {
 				h, w := 1+r.IntN(4), 1+r.IntN(5)
@@ -241,14 +268,20 @@ func TestFoldedEqualsUnfolded(t *testing.T) {
 						}
 					}
 				}
-				got, gerr := fused.Decode(ins, nil)
-				want, werr := plain.Decode(ins, nil)
-				if fmt.Sprint(gerr) != fmt.Sprint(werr) {
-					t.Fatalf("inputs %v: folded err %v, unfolded %v", ins[0].Data, gerr, werr)
+				var scalars []int64
+				if c.rows > 0 {
+					scalars = []int64{r.Int64N(c.rows)}
 				}
-				for k := range want {
-					if !slices.Equal(got[k].Data, want[k].Data) || got[k].Shape != want[k].Shape {
-						t.Fatalf("inputs %v: output %d folded %v, unfolded %v", ins[0].Data, k, got[k].Data, want[k].Data)
+				want, werr := progs[2].Decode(ins, scalars)
+				for k, p := range progs[:2] {
+					got, gerr := p.Decode(ins, scalars)
+					if fmt.Sprint(gerr) != fmt.Sprint(werr) {
+						t.Fatalf("program %d, inputs %v: err %v, exact path %v", k, ins[0].Data, gerr, werr)
+					}
+					for o := range want {
+						if !slices.Equal(got[o].Data, want[o].Data) || got[o].Shape != want[o].Shape {
+							t.Fatalf("program %d, inputs %v: output %d %v, exact path %v", k, ins[0].Data, o, got[o].Data, want[o].Data)
+						}
 					}
 				}
 			}

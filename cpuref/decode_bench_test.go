@@ -5,11 +5,14 @@ import (
 
 	"github.com/waiops/waiops/bench"
 	"github.com/waiops/waiops/cpuref"
+	"github.com/waiops/waiops/cpuref/internal/cputime"
 )
 
 // benchDecode times whole decodes of waiops bench's cases (the same graphs
 // and inputs `waiops bench --fabric cpu` runs), loaded with their
-// certificate, in the case's work units per second.
+// certificate, in the case's work units per second of wall clock and, as
+// "/cpu-s", per second of the process's CPU time (on a shared machine, what
+// the code does with the cores it gets).
 func benchDecode(b *testing.B, s bench.Sweep) {
 	for _, c := range s.Cases() {
 		b.Run(c.Name(), func(b *testing.B) {
@@ -17,12 +20,17 @@ func benchDecode(b *testing.B, s bench.Sweep) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			t0 := cputime.Process()
 			for b.Loop() {
 				if _, err := p.Decode(c.Input, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(c.Work)*float64(b.N)/b.Elapsed().Seconds(), c.Unit+"/s")
+			work := float64(c.Work) * float64(b.N)
+			b.ReportMetric(work/b.Elapsed().Seconds(), c.Unit+"/s")
+			if cpu := cputime.Process() - t0; cpu > 0 && t0 > 0 {
+				b.ReportMetric(work/cpu.Seconds(), c.Unit+"/cpu-s")
+			}
 		})
 	}
 }

@@ -43,9 +43,9 @@ type convKernel struct {
 	wsum   []int128 // Σ|Wt[o]| for each o: under 2^32 weights of at most 2^63
 	w16    *w16     // the weights for cpuref/dot, nil when one passes i16
 
-	// post is a relu or clamp folded in (fuse.go), applied to each row
+	// post is what fuse folded in (relu, clamp, leaky), applied to each row
 	// once rq has written it; nil for none.
-	post *clampPost
+	post *rowPost
 }
 
 func newConv(p *whg1.Conv, cin int) *convKernel {

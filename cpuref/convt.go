@@ -42,9 +42,9 @@ type convTKernel struct {
 	phases []*convKernel
 	nx     int
 
-	// post is a relu or clamp folded in (fuse.go), applied to each row
+	// post is what fuse folded in (relu, clamp, leaky), applied to each row
 	// once rq has written it; nil for none.
-	post *clampPost
+	post *rowPost
 }
 
 // phase is the convolution of residue (ry, rx), or nil when it has no tap.

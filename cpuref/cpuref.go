@@ -32,8 +32,8 @@ type Program struct {
 	// drop[i] lists the tensors a decode lets go of once op i has run
 	// (whg1.Graph.Drops).
 	drop [][]uint32
-	// fz[i] is op i's step once relu and clamp ops are folded into their
-	// producers (fuse.go); a folded op has no step.
+	// fz[i] is op i's step once relu, clamp and leaky ops are folded into
+	// their producers (fuse.go); a folded op has no step.
 	fz []fusion
 	// proven[t] says that tensor t's policy cannot change or refuse a
 	// value of a decode within the certificate (provenPolicies).
@@ -56,7 +56,7 @@ func loadBounds(g *whg1.Graph, gb *certify.GraphBounds) (*Program, error) {
 	if g == nil {
 		return nil, refusal.New(refusal.ModelMismatch, "no graph")
 	}
-	return loadFused(g, gb, fuse(g))
+	return loadFused(g, gb, fuse(g, gb))
 }
 
 // loadFused is loadBounds with the folding fz (fuse's plan, or one that
@@ -122,7 +122,7 @@ func (p *Program) Profile() certify.Profile { return certify.Acc64 }
 // order, state inputs included. Run steps 1–3 are whg1's PlanRun; step 4
 // applies the input policies in input-table order, then runs the operators
 // in graph order, each output tensor's policy (clamp, or check → field_range)
-// right after its producer. A relu or clamp that fuse folds into its
+// right after its producer. A relu, clamp or leaky that fuse folds into its
 // producer runs in the producer's step. A refused decode returns no
 // outputs. The inputs are not modified, nor copied unless a clamp policy
 // changes one or an output names it.
@@ -160,7 +160,7 @@ func (p *Program) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, erro
 }
 
 // run runs op i's step, which writes the outputs of op fz[i].last (op i
-// itself unless relu or clamp ops were folded into it), and applies their
+// itself unless ops were folded into it (fuse)), and applies their
 // policies.
 func (p *Program) run(i int, vals []*tensor.T, pl *whg1.Plan) error {
 	g := p.g

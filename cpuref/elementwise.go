@@ -60,13 +60,7 @@ func relu(in, out *tensor.T) {
 // (by 64 or more it gives 0 or −1, ⌊p / 2^f⌋ for |p| < 2^63 ≤ 2^f).
 func leaky(p *whg1.Leaky, narrow bool, in, out *tensor.T) error {
 	if narrow {
-		a, f := p.A, p.F
-		for i, v := range in.Data {
-			if v < 0 {
-				v = (v * a) >> f
-			}
-			out.Data[i] = v
-		}
+		leakyRow(p, in.Data, out.Data)
 		return nil
 	}
 	for i, v := range in.Data {
@@ -81,6 +75,19 @@ func leaky(p *whg1.Leaky, narrow bool, in, out *tensor.T) error {
 		out.Data[i] = int64(y.lo)
 	}
 	return nil
+}
+
+// leakyRow is leaky's int64 form, dst = leaky(src) (dst may be src), for
+// inputs whose products all fit i64 (leakyNarrow).
+func leakyRow(p *whg1.Leaky, src, dst []int64) {
+	dst = dst[:len(src)]
+	a, f := p.A, p.F
+	for i, v := range src {
+		if v < 0 {
+			v = (v * a) >> f // |v·a| ≤ 2^63 − 1 (leakyNarrow)
+		}
+		dst[i] = v
+	}
 }
 
 // leakyNarrow says whether the certified input interval makes every

@@ -52,6 +52,17 @@ func shiftRescale(m int64, s uint8) whg1.Op {
 	return whg1.Op{Code: whg1.OpRescale, Params: &whg1.Rescale{RQ: whg1.RQ{MKind: 1, SKind: 1, Mult: []int64{m}, Shift: []uint8{s}}}}
 }
 
+// postIs says whether p's stages are want (a leaky's parameters compared
+// by value).
+func postIs(p *rowPost, want ...postStage) bool {
+	return p != nil && slices.EqualFunc(p.stages, want, func(a, b postStage) bool {
+		if a.leaky == nil || b.leaky == nil {
+			return a.leaky == b.leaky && a.lo == b.lo && a.hi == b.hi
+		}
+		return *a.leaky == *b.leaky
+	})
+}
+
 // TestFusePlan: which relu and clamp ops fold into their producer, and the
 // one clamp a chain becomes (fusion's then, worked by hand).
 func TestFusePlan(t *testing.T) {
@@ -60,8 +71,8 @@ func TestFusePlan(t *testing.T) {
 	// [clamp(0, −5, 50), clamp(2^63 − 1, −5, 50)] = [0, 50] → [0, 40].
 	g := chain(1, -100, 100, []whg1.Op{shiftRescale(3, 0), reluOp, clampOpOf(-3, 40)},
 		[]whg1.Tensor{derived(1), rec(1, whg1.Clamp, -5, 50), derived(1)})
-	fz := fuse(g)
-	if f := fz[0]; f.post == nil || *f.post != (clampPost{0, 40}) || f.last != 2 || f.gone || f.clamped {
+	fz := fuse(g, nil)
+	if f := fz[0]; !postIs(f.post, postStage{lo: 0, hi: 40}) || f.last != 2 || f.gone || f.clamped {
 		t.Errorf("chain: fz[0] = %+v (post %v), want post {0 40}, last 2", f, f.post)
 	}
 	if !fz[1].gone || !fz[2].gone {
@@ -70,17 +81,38 @@ func TestFusePlan(t *testing.T) {
 	// A clamp policy on the written output joins the post: [0, 2^63 − 1]
 	// then [−7, 7] is [0, 7].
 	g = chain(1, -100, 100, []whg1.Op{shiftRescale(3, 0), reluOp}, []whg1.Tensor{derived(1), rec(1, whg1.Clamp, -7, 7)})
-	if f := fuse(g)[0]; f.post == nil || *f.post != (clampPost{0, 7}) || f.last != 1 || !f.clamped {
+	if f := fuse(g, nil)[0]; !postIs(f.post, postStage{lo: 0, hi: 7}) || f.last != 1 || !f.clamped {
 		t.Errorf("clamped output: fz[0] = %+v (post %v), want post {0 7}, last 1, clamped", f, f.post)
 	}
 	// Disjoint clamps: [10, 20] then [−5, 3] is the constant 3.
-	if c := (&clampPost{10, 20}).then(-5, 3); *c != (clampPost{3, 3}) {
-		t.Errorf("then: %v, want {3 3}", *c)
+	if c := (&rowPost{[]postStage{{lo: 10, hi: 20}}}).then(-5, 3); !postIs(c, postStage{lo: 3, hi: 3}) {
+		t.Errorf("then: %v, want [3, 3]", c.stages)
+	}
+	// A leaky folds only with a certificate that makes its products int64.
+	// rescale·3 of t0 ∈ [−100, 100] → t1 ∈ [−300, 300], leaky a = 2^40 (|−300|·2^40 < 2^63),
+	// then relu: one leaky stage, then the clamp [0, 2^63 − 1].
+	lk := &whg1.Leaky{A: 1 << 40, F: 3}
+	g = chain(1, -100, 100, []whg1.Op{shiftRescale(3, 0), {Code: whg1.OpLeaky, Params: lk}, reluOp},
+		[]whg1.Tensor{derived(1), derived(1), derived(1)})
+	cg, cert, err := certify.Load(whg1.Encode(g), certify.Acc64)
+	noErr(t, "certify", err)
+	if f := fuse(cg, &cert.Graphs[0])[0]; !postIs(f.post, postStage{leaky: lk}, postStage{lo: 0, hi: 1<<63 - 1}) || f.last != 2 {
+		t.Errorf("leaky: fz[0] = %+v, want leaky then relu folded", f)
+	}
+	if f := fuse(cg, nil)[0]; f.post != nil || f.last != 0 {
+		t.Errorf("leaky without bounds: folded: %+v", f)
+	}
+	lk.A = 1 << 62 // |−300|·2^62 passes i64: the leaky may refuse, and stays
+	cg, cert, err = certify.Load(whg1.Encode(g), certify.Acc64)
+	if err == nil {
+		if f := fuse(cg, &cert.Graphs[0])[0]; f.post != nil || f.last != 0 {
+			t.Errorf("wide leaky: folded: %+v", f)
+		}
 	}
 
 	noFolding := func(what string, g *whg1.Graph) {
 		t.Helper()
-		if f := fuse(g); f[0].last != 0 || f[0].post != nil || f[1].gone {
+		if f := fuse(g, nil); f[0].last != 0 || f[0].post != nil || f[1].gone {
 			t.Errorf("%s: folded: %+v", what, f)
 		}
 	}
@@ -104,11 +136,11 @@ func TestFusePlan(t *testing.T) {
 		Ops: []whg1.Op{shiftRescale(3, 0), {Code: whg1.OpAbs, In: []uint32{0}, Out: []uint32{2}},
 			{Code: whg1.OpRelu, In: []uint32{1}, Out: []uint32{3}}}}
 	g.Ops[0].In, g.Ops[0].Out = []uint32{0}, []uint32{1}
-	if f := fuse(g); f[0].last != 0 || f[2].gone {
+	if f := fuse(g, nil); f[0].last != 0 || f[2].gone {
 		t.Errorf("check after another op: folded: %+v", f)
 	}
 	g.Tensors[3] = derived(1) // without the check it folds
-	if f := fuse(g); f[0].last != 2 || !f[2].gone {
+	if f := fuse(g, nil); f[0].last != 2 || !f[2].gone {
 		t.Errorf("derived after another op: not folded: %+v", f)
 	}
 }
@@ -196,6 +228,9 @@ func foldCases(r *rand.Rand) []foldCase {
 		{"rescale_relu", chain(2, -1<<62, 1<<62, []whg1.Op{shiftRescale(-3, 1), reluOp}, []whg1.Tensor{d(2), d(2)}), -1 << 62, 1 << 62, false, 0},
 		{"mul_clamp", chain(2, -32768, 32767, []whg1.Op{mul, clampOpOf(-1000, 1000)}, []whg1.Tensor{d(2), cl(2, -900, 2000)}), -32768, 32767, false, 0},
 		{"mul_wide_clamp", chain(2, -1<<62, 1<<62, []whg1.Op{mulWide, clampOpOf(-1<<40, 1<<40)}, []whg1.Tensor{d(2), d(2)}), -1 << 62, 1 << 62, true, 0},
+		{"conv_clamp_leaky_clamp", chain(2, -128, 127, []whg1.Op{conv(-128, 127, 6), clampOpOf(-50, 400),
+			{Code: whg1.OpLeaky, Params: &whg1.Leaky{A: 3, F: 2}}, clampOpOf(-200, 1000)},
+			[]whg1.Tensor{d(3), d(3), d(3), d(3)}), -128, 127, false, 0},
 		{"leaky_narrow_clamp", chain(2, -1<<31, 1<<31, []whg1.Op{{Code: whg1.OpLeaky, Params: &whg1.Leaky{A: 1<<31 - 1, F: 5}}, clampOpOf(-1<<50, 1<<50)},
 			[]whg1.Tensor{d(2), d(2)}), -1 << 31, 1 << 31, false, 0},
 		{"leaky_wide", chain(2, -1<<62, 1<<62, []whg1.Op{{Code: whg1.OpLeaky, Params: &whg1.Leaky{A: 3, F: 1}}},
@@ -248,7 +283,7 @@ func TestNewPathsEqualExact(t *testing.T) {
 			for k, m := range []struct {
 				gb *certify.GraphBounds
 				fz []fusion
-			}{{gb, fuse(g)}, {nil, fuse(g)}, {nil, noFold(g)}} {
+			}{{gb, fuse(g, gb)}, {nil, fuse(g, nil)}, {nil, noFold(g)}} {
 				progs[k], err = loadFused(g, m.gb, m.fz)
 				noErr(t, "load", err)
 			}

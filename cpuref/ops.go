@@ -12,7 +12,7 @@ import (
 // the graph was loaded without its certificate. post is the clamp that
 // fuse folded into op (nil for none): the rq-epilogue kernels (epilogueHost)
 // apply it to each row they write; loadBounds applies it after any other.
-func newStep(g *whg1.Graph, op *whg1.Op, b bounds, post *clampPost) (step, error) {
+func newStep(g *whg1.Graph, op *whg1.Op, b bounds, post *rowPost) (step, error) {
 	in := b.first()
 	cin := 0
 	if len(op.In) > 0 {

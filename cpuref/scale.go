@@ -8,12 +8,12 @@ import (
 )
 
 // rescale is §5.4 rescale: out[c][y][x] = rq_c(in[c][y][x]), a plane at a
-// time (rqRow: int64 where its bound holds), then post (a folded relu or
-// clamp, nil for none) on the plane while it is in cache. X bounds every
+// time (rqRow: int64 where its bound holds), then post (what fuse folded
+// in, nil for none) on the plane while it is in cache. X bounds every
 // |in| (the certified max, §8.5), or is 0 for none known: each plane's
 // max|v| is then measured, as it is where the certified max is too wide for
 // rqRow's int64 form and a plane's own may not be.
-func rescale(p *whg1.Rescale, post *clampPost, X uint64, in, out *tensor.T) error {
+func rescale(p *whg1.Rescale, post *rowPost, X uint64, in, out *tensor.T) error {
 	for c := range in.Shape.C {
 		src, dst := plane(in, c), plane(out, c)
 		x := X
@@ -47,10 +47,10 @@ func chscale(p *whg1.Chscale, r int64, X uint64, in, out *tensor.T) error {
 // b has C channels and 0 when it has one. mul.p is exact in 128 bits, or in
 // int64 when max|a|·max|b| ≤ 2^63 − 1 bounds every product: the products
 // of a plane then go into out and rqRow turns them into outputs in place.
-// post (a folded relu or clamp, nil for none) follows on each plane. XA
+// post (what fuse folded in, nil for none) follows on each plane. XA
 // and XB bound |a| and |b| (the certified maxima, §8.5), or are 0 for none
 // known: the inputs' own maxima are then measured.
-func mul(p *whg1.Rescale, post *clampPost, XA, XB uint64, a, b, out *tensor.T) error {
+func mul(p *whg1.Rescale, post *rowPost, XA, XB uint64, a, b, out *tensor.T) error {
 	if XA == 0 || XB == 0 || !productFits(XA, XB) {
 		XA, XB = maxAbs(a.Data), maxAbs(b.Data)
 	}

@@ -52,7 +52,7 @@ func newStep(g *whg1.Graph, op *whg1.Op, b bounds, post *rowPost) (step, error) 
 	case *whg1.Chscale:
 		X, _ := b.maxAbs(0)
 		return func(in, out []*tensor.T, pl *whg1.Plan) error {
-			return chscale(p, pl.Scalars[p.Scalar], X, in[0], out[0])
+			return chscale(p, post, pl.Scalars[p.Scalar], X, in[0], out[0])
 		}, nil
 	case *whg1.Lut16:
 		t, err := lut16Table(p)

@@ -33,11 +33,11 @@ func rescale(p *whg1.Rescale, post *rowPost, X uint64, in, out *tensor.T) error 
 // check, and step 2 of §4 held the value to that range). That is rq_c of
 // §5.1 with multipliers M[r], shift s and no bias, so it runs as one
 // (rescale): the product exact in 128 bits, or in int64 where its bound
-// holds.
-func chscale(p *whg1.Chscale, r int64, X uint64, in, out *tensor.T) error {
+// holds, and post (what fuse folded in, nil for none) on each plane.
+func chscale(p *whg1.Chscale, post *rowPost, r int64, X uint64, in, out *tensor.T) error {
 	C := in.Shape.C
 	rq := whg1.RQ{Round: p.Round, MKind: 2, Mult: p.M[int(r)*C:][:C], SKind: 1, Shift: []uint8{p.Shift}}
-	if err := rescale(&whg1.Rescale{RQ: rq}, nil, X, in, out); err != nil {
+	if err := rescale(&whg1.Rescale{RQ: rq}, post, X, in, out); err != nil {
 		return outside("chscale")
 	}
 	return nil

@@ -28,15 +28,15 @@ func TestChscale(t *testing.T) {
 	// ch1 (3, −1)·11 = (33, −11) → ⌊35/4⌋ = 8, ⌊−9/4⌋ = −3.
 	p := &whg1.Chscale{NRows: 2, Round: whg1.HalfUp, Shift: 2, M: []int64{3, 5, -7, 11}}
 	out := like(2, 1, 2)
-	noErr(t, "chscale", chscale(p, 1, 0, tn(2, 1, 2, 1, -2, 3, -1), out))
+	noErr(t, "chscale", chscale(p, nil, 1, 0, tn(2, 1, 2, 1, -2, 3, -1), out))
 	expect(t, "chscale", out, -2, 4, 8, -3)
 	// A product past 64 bits: 2^62·8 = 2^65, s = 3 → 2^62.
 	one := like(1, 1, 1)
 	p = &whg1.Chscale{NRows: 1, Shift: 3, M: []int64{8}}
-	noErr(t, "chscale wide", chscale(p, 0, 0, tn(1, 1, 1, 1<<62), one))
+	noErr(t, "chscale wide", chscale(p, nil, 0, 0, tn(1, 1, 1, 1<<62), one))
 	expect(t, "chscale wide", one, 1<<62)
 	p.Shift = 2
-	expectRefusal(t, "chscale past i64", chscale(p, 0, 0, tn(1, 1, 1, 1<<62), one), refusal.ModelMismatch)
+	expectRefusal(t, "chscale past i64", chscale(p, nil, 0, 0, tn(1, 1, 1, 1<<62), one), refusal.ModelMismatch)
 }
 
 func TestMul(t *testing.T) {

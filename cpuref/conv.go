@@ -42,6 +42,10 @@ type convKernel struct {
 	wci    []int128 // Σ|Wt[o][ci]| over the kernel, at o·cg + ci
 	wsum   []int128 // Σ|Wt[o]| for each o: under 2^32 weights of at most 2^63
 	w16    *w16     // the weights for cpuref/dot, nil when one passes i16
+
+	// post is what fuse folded in (relu, clamp, leaky), applied to each row
+	// once rq has written it; nil for none.
+	post *rowPost
 }
 
 func newConv(p *whg1.Conv, cin int) *convKernel {
@@ -188,9 +192,11 @@ func (k *convKernel) runAt(x, out *tensor.T, X uint64, nonneg bool) error {
 	B, _ := maxScaled(k.wsum, X) // ≥ every |sum| (convKernel doc)
 	Ho, Wo := out.Shape.H, out.Shape.W
 	put := func(o, oy int, sums []int64) error {
-		if !rqRow(&k.p.RQ, o, uint64(B), sums, out.Data[(o*Ho+oy)*Wo:][:Wo]) {
+		dst := out.Data[(o*Ho+oy)*Wo:][:Wo]
+		if !rqRow(&k.p.RQ, o, uint64(B), sums, dst) {
 			return outside("conv")
 		}
+		k.post.row(dst)
 		return nil
 	}
 	return k.rows(path, x, X, nonneg, Wo, 0, Ho, put)
@@ -569,5 +575,6 @@ func convExact(k *convKernel, x, out *tensor.T) error {
 			}
 		}
 	}
+	k.post.row(out.Data)
 	return nil
 }

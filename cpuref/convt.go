@@ -41,6 +41,10 @@ type convTKernel struct {
 	// stride far past the kernel (any u32 loads) allocates nothing more.
 	phases []*convKernel
 	nx     int
+
+	// post is what fuse folded in (relu, clamp, leaky), applied to each row
+	// once rq has written it; nil for none.
+	post *rowPost
 }
 
 // phase is the convolution of residue (ry, rx), or nil when it has no tap.
@@ -137,6 +141,7 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 		zero[o], ok = rqOf(&p.RQ, o, int128{})
 		zeroOK = zeroOK && ok
 	}
+	k.post.row(zero)
 	// Only residues whose first output coordinate lies inside the output
 	// have positions: one per first coordinate in [0, min(s, Ho)), so the
 	// loops stay within the output's size whatever the stride.
@@ -173,13 +178,15 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 			}
 			// The columns of Z_ρ that are outputs, [v0, v0 + vn), are the
 			// only ones computed; rq'd into every sw-th output column
-			// from x0, then the columns past Z_ρ.
+			// from x0 (the folded post there too), then the columns past
+			// Z_ρ.
 			vn := max(0, min(v1, zw)-v0)
 			scatter := func(o, u int, s []int64) error {
 				dst := row(o, u)
 				if !rqRowStrided(&p.RQ, o, uint64(B), s[:vn], dst[x0:], sw) {
 					return outside("conv_transpose")
 				}
+				k.post.strided(dst[x0:], vn, sw)
 				fill(dst, o, x0+vn*sw)
 				return nil
 			}
@@ -246,5 +253,6 @@ func convTExact(k *convTKernel, x, out *tensor.T) error {
 			}
 		}
 	}
+	k.post.row(out.Data)
 	return nil
 }

@@ -32,6 +32,14 @@ type Program struct {
 	// drop[i] lists the tensors a decode lets go of once op i has run
 	// (whg1.Graph.Drops).
 	drop [][]uint32
+	// fz[i] is op i's step once relu, clamp and leaky ops are folded into
+	// their producers (fuse.go); a folded op has no step.
+	fz []fusion
+	// proven[t] says that tensor t's policy cannot change or refuse a
+	// value of a decode within the certificate (provenPolicies).
+	proven []bool
+	// output[t] says that a graph output names tensor t.
+	output []bool
 }
 
 // step runs one operator on its input tensors into its output tensors,
@@ -48,17 +56,42 @@ func loadBounds(g *whg1.Graph, gb *certify.GraphBounds) (*Program, error) {
 	if g == nil {
 		return nil, refusal.New(refusal.ModelMismatch, "no graph")
 	}
-	p := &Program{g: g, steps: make([]step, len(g.Ops)), drop: g.Drops()}
+	return loadFused(g, gb, fuse(g, gb))
+}
+
+// loadFused is loadBounds with the folding fz (fuse's plan, or one that
+// folds nothing).
+func loadFused(g *whg1.Graph, gb *certify.GraphBounds, fz []fusion) (*Program, error) {
+	p := &Program{g: g, steps: make([]step, len(g.Ops)), drop: g.Drops(),
+		fz: fz, proven: provenPolicies(g, gb), output: make([]bool, len(g.Tensors))}
+	for _, t := range g.Outputs {
+		p.output[t] = true
+	}
 	for i := range g.Ops {
-		var in *certify.Interval
-		if op := &g.Ops[i]; gb != nil && len(op.In) > 0 {
-			in = &gb.Tensors[op.In[0]]
+		op := &g.Ops[i]
+		var b bounds
+		if gb != nil {
+			for _, t := range op.In {
+				b = append(b, gb.Tensors[t])
+			}
 		}
-		s, err := newStep(g, &g.Ops[i], in)
+		s, err := newStep(g, op, b, p.fz[i].post)
 		if err != nil {
 			return nil, err
 		}
-		p.steps[i] = s
+		if post := p.fz[i].post; post != nil && !epilogueHost(op) {
+			inner := s
+			s = func(in, out []*tensor.T, pl *whg1.Plan) error {
+				if err := inner(in, out, pl); err != nil {
+					return err
+				}
+				post.row(out[0].Data)
+				return nil
+			}
+		}
+		if !p.fz[i].gone {
+			p.steps[i] = s
+		}
 	}
 	return p, nil
 }
@@ -99,8 +132,10 @@ func (p *Program) Profile() certify.Profile { return certify.Acc64 }
 // order, state inputs included. Run steps 1–3 are whg1's PlanRun; step 4
 // applies the input policies in input-table order, then runs the operators
 // in graph order, each output tensor's policy (clamp, or check → field_range)
-// right after its producer. A refused decode returns no outputs. The inputs
-// are not modified.
+// right after its producer. A relu, clamp or leaky that fuse folds into its
+// producer runs in the producer's step. A refused decode returns no
+// outputs. The inputs are not modified, nor copied unless a clamp policy
+// changes one or an output names it.
 func (p *Program) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, error) {
 	g := p.g
 	pl, err := g.PlanInputs(inputs, scalars)
@@ -110,40 +145,61 @@ func (p *Program) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, erro
 	vals := make([]*tensor.T, len(g.Tensors))
 	for i, t := range inputs {
 		rec := g.Inputs[i]
-		v := &tensor.T{Shape: t.Shape, Data: append([]int64(nil), t.Data...)}
-		if err := whg1.ApplyPolicy(g.Tensors[rec.Tensor], v.Data, fmt.Sprintf("input %d (tensor %d)", i, rec.Tensor)); err != nil {
+		v := t // read only: no step writes its inputs
+		if tr := g.Tensors[rec.Tensor]; tr.Policy == whg1.Clamp && !inRange(t.Data, tr.Lo, tr.Hi) || p.output[rec.Tensor] {
+			v = &tensor.T{Shape: t.Shape, Data: append([]int64(nil), t.Data...)}
+		}
+		if err := applyPolicy(g.Tensors[rec.Tensor], v.Data, false, func() string {
+			return fmt.Sprintf("input %d (tensor %d)", i, rec.Tensor)
+		}); err != nil {
 			return nil, err
 		}
 		vals[rec.Tensor] = v
 	}
 	for i := range g.Ops {
-		op := &g.Ops[i]
-		in := make([]*tensor.T, len(op.In))
-		for k, t := range op.In {
-			in[k] = vals[t]
-		}
-		out := make([]*tensor.T, len(op.Out))
-		for k, t := range op.Out {
-			out[k] = tensor.New(pl.Shapes[t])
-		}
-		if err := p.steps[i](in, out, pl); err != nil {
-			var r *refusal.Error
-			if errors.As(err, &r) {
-				return nil, refusal.New(r.Code, "op %d: %s", i, r.Msg)
-			}
-			return nil, err
-		}
-		for k, t := range op.Out {
-			if err := whg1.ApplyPolicy(g.Tensors[t], out[k].Data, fmt.Sprintf("tensor %d (op %d %v)", t, i, op.Code)); err != nil {
+		if p.steps[i] != nil {
+			if err := p.run(i, vals, pl); err != nil {
 				return nil, err
 			}
-			vals[t] = out[k]
 		}
 		for _, t := range p.drop[i] {
 			vals[t] = nil
 		}
 	}
 	return g.GatherOutputs(vals), nil
+}
+
+// run runs op i's step, which writes the outputs of op fz[i].last (op i
+// itself unless ops were folded into it (fuse)), and applies their
+// policies.
+func (p *Program) run(i int, vals []*tensor.T, pl *whg1.Plan) error {
+	g := p.g
+	op, last := &g.Ops[i], &g.Ops[p.fz[i].last]
+	in := make([]*tensor.T, len(op.In))
+	for k, t := range op.In {
+		in[k] = vals[t]
+	}
+	out := make([]*tensor.T, len(last.Out))
+	for k, t := range last.Out {
+		out[k] = tensor.New(pl.Shapes[t])
+	}
+	if err := p.steps[i](in, out, pl); err != nil {
+		var r *refusal.Error
+		if errors.As(err, &r) {
+			return refusal.New(r.Code, "op %d: %s", i, r.Msg)
+		}
+		return err
+	}
+	for k, t := range last.Out {
+		done := p.proven[t] || p.fz[i].clamped // the step clamped the one output
+		if err := applyPolicy(g.Tensors[t], out[k].Data, done, func() string {
+			return fmt.Sprintf("tensor %d (op %d %v)", t, p.fz[i].last, last.Code)
+		}); err != nil {
+			return err
+		}
+		vals[t] = out[k]
+	}
+	return nil
 }
 
 // Identity says who this fabric is: "fabric" cpu, the Go version, GOOS and

@@ -1,17 +1,19 @@
 package cpuref
 
 import (
-	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
 
 // newStep binds one operator to its kernel. This is the only place that
-// maps an opcode to code; each kernel lives in its family's file. in is
-// the certified interval of the operator's first input (§8.5), or nil when
-// the graph was loaded without its certificate.
-func newStep(g *whg1.Graph, op *whg1.Op, in *certify.Interval) (step, error) {
+// maps an opcode to code; each kernel lives in its family's file. b holds
+// the certified intervals of the operator's inputs (§8.5), or is nil when
+// the graph was loaded without its certificate. post is the clamp that
+// fuse folded into op (nil for none): the rq-epilogue kernels (epilogueHost)
+// apply it to each row they write; loadBounds applies it after any other.
+func newStep(g *whg1.Graph, op *whg1.Op, b bounds, post *rowPost) (step, error) {
+	in := b.first()
 	cin := 0
 	if len(op.In) > 0 {
 		cin = int(g.Tensors[op.In[0]].Channels)
@@ -29,9 +31,11 @@ func newStep(g *whg1.Graph, op *whg1.Op, in *certify.Interval) (step, error) {
 	case *whg1.Conv:
 		k := newConv(p, cin)
 		k.certify16(in)
+		k.post = post
 		return one(k.run), nil
 	case *whg1.ConvT:
 		k := newConvT(p, cin)
+		k.post = post
 		for _, c := range k.phases {
 			if c != nil {
 				c.certify16(in)
@@ -39,16 +43,29 @@ func newStep(g *whg1.Graph, op *whg1.Op, in *certify.Interval) (step, error) {
 		}
 		return one(k.run), nil
 	case *whg1.Rescale:
+		XA, _ := b.maxAbs(0) // 0 without a certificate: measured per decode
 		if op.Code == whg1.OpMul {
-			return two(func(a, b, y *tensor.T) error { return mul(p, a, b, y) }), nil
+			XB, _ := b.maxAbs(1)
+			return two(func(a, b, y *tensor.T) error { return mul(p, post, XA, XB, a, b, y) }), nil
 		}
-		return one(func(x, y *tensor.T) error { return rescale(p, x, y) }), nil
+		return one(func(x, y *tensor.T) error { return rescale(p, post, XA, x, y) }), nil
 	case *whg1.Chscale:
+		X, _ := b.maxAbs(0)
 		return func(in, out []*tensor.T, pl *whg1.Plan) error {
-			return chscale(p, pl.Scalars[p.Scalar], in[0], out[0])
+			return chscale(p, post, pl.Scalars[p.Scalar], X, in[0], out[0])
 		}, nil
 	case *whg1.Lut16:
-		return one(func(x, y *tensor.T) error { return lut16(p, x, y) }), nil
+		t, err := lut16Table(p)
+		if err != nil {
+			return nil, err
+		}
+		// §5.6's load check puts a certified input within [−32767, 32767].
+		checked := true
+		if in != nil {
+			lo, hi, ok := in.Int64()
+			checked = !ok || lo < -32767 || hi > 32767
+		}
+		return one(func(x, y *tensor.T) error { return lut16(t, checked, x, y) }), nil
 	case *whg1.Split:
 		return pure(func(x, y *tensor.T) { split(p, x, y) }), nil
 	case *whg1.Factor:
@@ -62,7 +79,8 @@ func newStep(g *whg1.Graph, op *whg1.Op, in *certify.Interval) (step, error) {
 	case *whg1.ClampParams:
 		return pure(func(x, y *tensor.T) { clampOp(p, x, y) }), nil
 	case *whg1.Leaky:
-		return one(func(x, y *tensor.T) error { return leaky(p, x, y) }), nil
+		narrow := leakyNarrow(p, b)
+		return one(func(x, y *tensor.T) error { return leaky(p, narrow, x, y) }), nil
 	case *whg1.Crop:
 		return func(in, out []*tensor.T, pl *whg1.Plan) error {
 			window(in[0], out[0], int(pl.Operand(p.Y0)), int(pl.Operand(p.X0)))

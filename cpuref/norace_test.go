@@ -1,0 +1,5 @@
+//go:build !race
+
+package cpuref
+
+const raceEnabled = false

@@ -1,0 +1,50 @@
+//go:build !purego
+
+package norm
+
+import "golang.org/x/sys/cpu"
+
+// native lists the amd64 kernels this machine runs, narrowest first; it
+// reads golang.org/x/sys/cpu once, when the package initialises.
+func native() []Impl {
+	var l []Impl
+	if cpu.X86.HasAVX2 {
+		l = append(l, Impl{Name: "avx2", terms: asmTerms(termsAVX2), root: asmRoot(rootAVX2)})
+	}
+	// F for the zmm forms, BW for word multiply-adds on zmm, VL for the
+	// ymm forms of the narrowing and widening moves.
+	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL {
+		l = append(l, Impl{Name: "avx512", terms: asmTerms(termsAVX512), root: asmRoot(rootAVX512)})
+	}
+	return l
+}
+
+// asmTerms passes Terms' checked slices to an assembly kernel.
+func asmTerms(k func(n, x2, gam, beta *int32, groups, c, m int, gf uint64)) func(n, x2, g, beta []int32, groups, c, m int, gf uint) {
+	return func(n, x2, g, beta []int32, groups, c, m int, gf uint) {
+		k(&n[0], &x2[0], &g[0], &beta[0], groups, c, m, uint64(gf))
+	}
+}
+
+// asmRoot passes Root's checked slices to an assembly kernel.
+func asmRoot(k func(out, x *int64, n *int32, cnt int, frac uint64, bits int)) func(out, x []int64, n []int32, frac uint, bits int) {
+	return func(out, x []int64, n []int32, frac uint, bits int) {
+		k(&out[0], &x[0], &n[0], len(out), uint64(frac), bits)
+	}
+}
+
+// The kernels of norm_amd64.s. terms*: groups groups of Rows output rows,
+// c input rows, m columns (a multiple of Cols), gf ≤ 31. root*: cnt
+// elements (a multiple of 32), frac ≤ 63, bits in [1, 16].
+
+//go:noescape
+func termsAVX2(n, x2, gam, beta *int32, groups, c, m int, gf uint64)
+
+//go:noescape
+func rootAVX2(out, x *int64, n *int32, cnt int, frac uint64, bits int)
+
+//go:noescape
+func termsAVX512(n, x2, gam, beta *int32, groups, c, m int, gf uint64)
+
+//go:noescape
+func rootAVX512(out, x *int64, n *int32, cnt int, frac uint64, bits int)

@@ -1,0 +1,145 @@
+// Package norm holds the CPU fabric's 32-bit kernels for §5.7's igdn
+// (integer-operators.md §5.7, §6 "Chunked 32-bit partial sums"): the
+// per-term sum N_i = β_i + Σ_j ⌊γ[i][j]·x_j² / 2^gf⌋ over a panel of
+// positions (Terms), and r = isqrt(max(0, N)), out = ⌊x·r / 2^frac⌋ along
+// a row (Root). Every value is an exact integer; nothing here uses floating
+// point (§6's MUST NOT).
+//
+// There is one Go signature per kernel and one implementation per
+// instruction set: pure Go (generic.go) and, on amd64, AVX2 on ymm and
+// AVX-512 (F, BW, VL) on zmm (norm_amd64.s). A dispatcher picks the widest
+// one golang.org/x/sys/cpu reports once, at package init; the purego build
+// tag forces the pure-Go kernels.
+//
+// Who should use it: cpuref's igdn, for blocks whose every value the
+// caller has proved inside the bounds each kernel states (Terms, Root).
+// The kernels check shapes, never values: a value outside its bound gives
+// a wrong result, not a refusal. Everything else stays on cpuref's int64
+// and 128-bit paths.
+package norm
+
+// Rows is the output channels Terms takes at once: Pack pads γ and β to a
+// multiple of it with zero rows.
+const Rows = 4
+
+// Cols is the column granularity of Terms: its panels' row length is a
+// multiple of it.
+const Cols = 32
+
+// Impl is one implementation of the kernels.
+type Impl struct {
+	// Name is the instruction set: "purego", "avx2", "avx512".
+	Name string
+	// terms has the contract of Terms, with its checks done and groups ≥ 1,
+	// c ≥ 1, m ≥ Cols.
+	terms func(n, x2, g, beta []int32, groups, c, m int, gf uint)
+	// root has the contract of Root for len(n) a positive multiple of 32.
+	root func(out, x []int64, n []int32, frac uint, bits int)
+}
+
+// generic is the pure-Go implementation, present in every build.
+var generic = Impl{Name: "purego", terms: termsGeneric, root: rootGeneric}
+
+// impls lists the implementations this build has and this machine runs,
+// the pure one first; best is the last, the one the dispatcher picked.
+var (
+	impls = append([]Impl{generic}, native()...)
+	best  = impls[len(impls)-1]
+)
+
+// Implementations returns the names of the implementations this build has
+// and this machine runs, the pure one first and the dispatcher's pick last.
+func Implementations() []string {
+	names := make([]string, len(impls))
+	for i, im := range impls {
+		names[i] = im.Name
+	}
+	return names
+}
+
+// Selected is the name of the implementation Terms and Root run.
+func Selected() string { return best.Name }
+
+// Packed is an igdn's γ and β in Terms' layout: for group q of Rows output
+// channels, input channel j and row r < Rows, g[(q·C + j)·Rows + r] =
+// γ[q·Rows + r][j], and beta[q·Rows + r] = β; rows past C are zero.
+type Packed struct {
+	g, beta []int32
+	c       int
+}
+
+// Pack checks that every γ fits i16 and every β fits i32 and packs them;
+// gamma is C×C row-major (row i the output channel), as §5.7 orders it.
+// It returns false when a value does not fit or the lengths disagree.
+func Pack(gamma, beta []int64, C int) (*Packed, bool) {
+	if C < 1 || len(gamma) != C*C || len(beta) != C {
+		return nil, false
+	}
+	groups := (C + Rows - 1) / Rows
+	p := &Packed{g: make([]int32, groups*C*Rows), beta: make([]int32, groups*Rows), c: C}
+	for i := range C {
+		if beta[i] < -1<<31 || beta[i] > 1<<31-1 {
+			return nil, false
+		}
+		p.beta[i] = int32(beta[i])
+		q, r := i/Rows, i%Rows
+		for j, v := range gamma[i*C : (i+1)*C] {
+			if v < -1<<15 || v > 1<<15-1 {
+				return nil, false
+			}
+			p.g[(q*C+j)*Rows+r] = int32(v)
+		}
+	}
+	return p, true
+}
+
+// Channels is the padded number of output rows Terms writes: C rounded up
+// to a multiple of Rows.
+func (p *Packed) Channels() int { return len(p.beta) }
+
+// Terms sets, for every output row i < p.Channels() and column t < m,
+//
+//	n[i·m + t] = β_i + Σ_{j < C} ⌊γ[i][j]·x2[j·m + t] / 2^gf⌋
+//
+// each term floored by an arithmetic shift (§2) before it is added (§5.7:
+// flooring the sum once is a different function). The caller proves, from
+// the block's inputs (§6: any width that holds every value it forms):
+//
+//   - every x2 lies in [0, 2^15 − 1] (so the word pair (x2, 0) is x2, and
+//     one vpmaddwd against (γ, ·) forms γ·x2 exactly: |γ·x2| < 2^30);
+//   - every partial sum of every row, β included or not, lies in i32.
+//
+// A shift by gf ≥ 31 gives the sign of γ·x2 (0 or −1), which is its floor
+// because |γ·x2| < 2^31; the kernels shift by min(gf, 31). It returns
+// false, and changes nothing, when the shapes do not fit: m not a positive
+// multiple of Cols, len(x2) ≠ C·m, len(n) ≠ p.Channels()·m.
+func Terms(n, x2 []int32, p *Packed, m int, gf uint) bool {
+	if m < Cols || m%Cols != 0 || len(x2) != p.c*m || len(n) != len(p.beta)*m {
+		return false
+	}
+	best.terms(n, x2, p.g, p.beta, len(p.beta)/Rows, p.c, m, min(gf, 31))
+	return true
+}
+
+// Root sets, for every t < len(out),
+//
+//	out[t] = ⌊x[t]·isqrt(max(0, n[t])) / 2^frac⌋
+//
+// for n[t] < 2^(2·bits), 1 ≤ bits ≤ 16, so that r = isqrt(n[t]) < 2^bits
+// is found bit by bit from bit bits − 1 down (isqrtBits), and every x[t]
+// in i32. Then |x·r| < 2^47: the product is formed in 64 bits and a shift
+// by frac ≥ 63 gives its sign, its floor; the kernels shift by min(frac,
+// 63). It returns false, and changes nothing, when len(x) or len(n)
+// differs from len(out) or bits is outside [1, 16].
+func Root(out, x []int64, n []int32, frac uint, bits int) bool {
+	if len(x) != len(out) || len(n) != len(out) || bits < 1 || bits > 16 {
+		return false
+	}
+	frac = min(frac, 63)
+	k := len(out) &^ 31
+	if k > 0 {
+		best.root(out[:k], x[:k], n[:k], frac, bits)
+	}
+	rootGeneric(out[k:], x[k:], n[k:], frac, bits)
+	return true
+}

@@ -15,20 +15,45 @@ import (
 //	r_i = isqrt(max(0, N_i))
 //	out = ⌊x_i·r_i / 2^frac⌋
 //
-// igdn.x2 = x_j² (≤ 2^126), igdn.gx2 = γ·x² (class product), igdn.term,
-// igdn.N and igdn.xr are 128-bit (igdnWide), except where igdnFits proves
-// that int64 holds every x², γ·x², term and partial sum of N for this
-// input (igdnBlock). Positions are independent, so they are split across
-// goroutines (§6: outputs partitioned).
+// Three paths, chosen per block of igdnSpan positions from the block's
+// max|x| (measured; for a certified graph it lies inside the certified
+// interval, so the certificate's bounds hold a fortiori):
+//
+//   - igdn32 (igdn_i32.go), where int32 holds every x², γ·x², term and
+//     partial sum of N (igdn32Fits): the cpuref/norm kernels;
+//   - igdnBlock, where int64 holds them (igdnFits);
+//   - igdnWide, with igdn.x2, igdn.gx2, igdn.term, igdn.N and igdn.xr in
+//     128 bits.
+//
+// Positions are independent, so blocks are split across goroutines (§6:
+// outputs partitioned).
 func igdn(p *whg1.IGDN, in, out *tensor.T) error {
 	C, n := in.Shape.C, in.Shape.H*in.Shape.W
-	f := igdnWide
-	if igdnFits(p, C, maxAbs(in.Data)) {
-		f = igdnBlock
-	}
+	k := newIGDN32(p, C)
 	blocks := (n + igdnSpan - 1) / igdnSpan
 	return parallelRows(0, blocks, C*C*igdnSpan, func(b0, b1 int) error {
-		return f(p, in, out, b0*igdnSpan, min(n, b1*igdnSpan))
+		var x2, N []int32
+		if k != nil {
+			x2, N = k.scratch(C)
+		}
+		for b := b0; b < b1; b++ {
+			p0, p1 := b*igdnSpan, min(n, (b+1)*igdnSpan)
+			if k != nil && k.block(in, out, p0, p1, x2, N) {
+				continue
+			}
+			var X uint64
+			for j := range C {
+				X = max(X, maxAbs(in.Data[j*n+p0:j*n+p1]))
+			}
+			f := igdnWide
+			if igdnFits(p, C, X) {
+				f = igdnBlock
+			}
+			if err := f(p, in, out, p0, p1); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 

@@ -50,3 +50,13 @@ func isqrtBits(v uint32, bits int) uint32 {
 	}
 	return r
 }
+
+// squaresGeneric is Squares in pure Go.
+func squaresGeneric(x2 []int32, x []int64, lim int64) bool {
+	out := false
+	for t, v := range x {
+		out = out || v > lim || v < -lim
+		x2[t] = int32(v * v)
+	}
+	return !out
+}

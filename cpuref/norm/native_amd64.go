@@ -9,12 +9,12 @@ import "golang.org/x/sys/cpu"
 func native() []Impl {
 	var l []Impl
 	if cpu.X86.HasAVX2 {
-		l = append(l, Impl{Name: "avx2", terms: asmTerms(termsAVX2), root: asmRoot(rootAVX2)})
+		l = append(l, Impl{Name: "avx2", terms: asmTerms(termsAVX2), root: asmRoot(rootAVX2), squares: asmSquares(squaresAVX2)})
 	}
 	// F for the zmm forms, BW for word multiply-adds on zmm, VL for the
 	// ymm forms of the narrowing and widening moves.
 	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL {
-		l = append(l, Impl{Name: "avx512", terms: asmTerms(termsAVX512), root: asmRoot(rootAVX512)})
+		l = append(l, Impl{Name: "avx512", terms: asmTerms(termsAVX512), root: asmRoot(rootAVX512), squares: asmSquares(squaresAVX512)})
 	}
 	return l
 }
@@ -33,9 +33,15 @@ func asmRoot(k func(out, x *int64, n *int32, cnt int, frac uint64, bits int)) fu
 	}
 }
 
+// asmSquares passes Squares' checked slices to an assembly kernel.
+func asmSquares(k func(x2 *int32, x *int64, cnt int, lim int64) bool) func(x2 []int32, x []int64, lim int64) bool {
+	return func(x2 []int32, x []int64, lim int64) bool { return k(&x2[0], &x[0], len(x), lim) }
+}
+
 // The kernels of norm_amd64.s. terms*: groups groups of Rows output rows,
 // c input rows, m columns (a multiple of Cols), gf ≤ 31. root*: cnt
-// elements (a multiple of 32), frac ≤ 63, bits in [1, 16].
+// elements (a multiple of 32), frac ≤ 63, bits in [1, 16]. squares*: cnt
+// elements (a multiple of 16), lim in [0, 181].
 
 //go:noescape
 func termsAVX2(n, x2, gam, beta *int32, groups, c, m int, gf uint64)
@@ -48,3 +54,9 @@ func termsAVX512(n, x2, gam, beta *int32, groups, c, m int, gf uint64)
 
 //go:noescape
 func rootAVX512(out, x *int64, n *int32, cnt int, frac uint64, bits int)
+
+//go:noescape
+func squaresAVX2(x2 *int32, x *int64, cnt int, lim int64) bool
+
+//go:noescape
+func squaresAVX512(x2 *int32, x *int64, cnt int, lim int64) bool

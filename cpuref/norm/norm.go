@@ -35,10 +35,13 @@ type Impl struct {
 	terms func(n, x2, g, beta []int32, groups, c, m int, gf uint)
 	// root has the contract of Root for len(n) a positive multiple of 32.
 	root func(out, x []int64, n []int32, frac uint, bits int)
+	// squares has the contract of Squares for len(x) a positive multiple
+	// of 16.
+	squares func(x2 []int32, x []int64, lim int64) bool
 }
 
 // generic is the pure-Go implementation, present in every build.
-var generic = Impl{Name: "purego", terms: termsGeneric, root: rootGeneric}
+var generic = Impl{Name: "purego", terms: termsGeneric, root: rootGeneric, squares: squaresGeneric}
 
 // impls lists the implementations this build has and this machine runs,
 // the pure one first; best is the last, the one the dispatcher picked.
@@ -59,6 +62,23 @@ func Implementations() []string {
 
 // Selected is the name of the implementation Terms and Root run.
 func Selected() string { return best.Name }
+
+// Squares sets x2[t] = x[t]² for every t < len(x) and reports whether
+// every x[t] lies in [−lim, lim], for 0 ≤ lim ≤ 181 (so x² < 2^15, Terms'
+// bound). Where it reports false, x2 holds no meaningful value: a square
+// past the bound is formed modulo 2^64 and narrowed, only to be discarded.
+// It returns false also when len(x2) < len(x) or lim is outside [0, 181].
+func Squares(x2 []int32, x []int64, lim int64) bool {
+	if len(x2) < len(x) || lim < 0 || lim > 181 {
+		return false
+	}
+	k := len(x) &^ 15
+	ok := true
+	if k > 0 {
+		ok = best.squares(x2[:k], x[:k], lim)
+	}
+	return squaresGeneric(x2[k:len(x)], x[k:], lim) && ok
+}
 
 // Packed is an igdn's γ and β in Terms' layout: for group q of Rows output
 // channels, input channel j and row r < Rows, g[(q·C + j)·Rows + r] =

@@ -342,3 +342,99 @@ rbit2:
 rdone2:
 	VZEROUPPER
 	RET
+
+// Squares. Per element, x² is the signed product of x's low dword with
+// itself (vpmuldq), exact for |x| ≤ 181, narrowed to a dword; the check
+// keeps the running maximum and minimum of x (AVX-512) or or-s the lanes'
+// x > lim and −lim > x (AVX2), and tests them once at the end. A square
+// past the bound is formed from x's low dword only: a wrong value, which
+// the caller discards because the check fails.
+//
+// Registers of squares*:
+//	DI   x2           SI   x           CX   elements left
+//	Z10/Y10  lim      Z11/Y11  −lim    Z12, Z13  maximum, minimum (AVX-512)
+//	Y12  or of the lanes out of range (AVX2)
+
+// func squaresAVX512(x2 *int32, x *int64, cnt int, lim int64) bool
+TEXT ·squaresAVX512(SB), NOSPLIT, $0-33
+	MOVQ x2+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ cnt+16(FP), CX
+	MOVQ lim+24(FP), AX
+	VPBROADCASTQ AX, Z10
+	VPXORQ       Z11, Z11, Z11
+	VPSUBQ       Z10, Z11, Z11
+	VPXORQ       Z12, Z12, Z12
+	VPXORQ       Z13, Z13, Z13
+
+sq512:
+	CMPQ      CX, $16
+	JLT       sqend512
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VPMAXSQ   Z0, Z12, Z12
+	VPMINSQ   Z0, Z13, Z13
+	VPMAXSQ   Z1, Z12, Z12
+	VPMINSQ   Z1, Z13, Z13
+	VPMULDQ   Z0, Z0, Z0
+	VPMULDQ   Z1, Z1, Z1
+	VPMOVQD   Z0, (DI)
+	VPMOVQD   Z1, 32(DI)
+	ADDQ      $128, SI
+	ADDQ      $64, DI
+	SUBQ      $16, CX
+	JMP       sq512
+
+sqend512:
+	VPCMPGTQ Z10, Z12, K1
+	VPCMPGTQ Z13, Z11, K2
+	KORW     K1, K2, K1
+	KORTESTW K1, K1
+	SETEQ    ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func squaresAVX2(x2 *int32, x *int64, cnt int, lim int64) bool
+TEXT ·squaresAVX2(SB), NOSPLIT, $0-33
+	MOVQ x2+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ cnt+16(FP), CX
+	MOVQ lim+24(FP), X10
+	VPBROADCASTQ X10, Y10
+	VPXOR        Y11, Y11, Y11
+	VPSUBQ       Y10, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+
+sq2:
+	CMPQ     CX, $8
+	JLT      sqend2
+	VMOVDQU  (SI), Y0
+	VMOVDQU  32(SI), Y1
+	VPCMPGTQ Y10, Y0, Y2
+	VPOR     Y2, Y12, Y12
+	VPCMPGTQ Y0, Y11, Y2
+	VPOR     Y2, Y12, Y12
+	VPCMPGTQ Y10, Y1, Y2
+	VPOR     Y2, Y12, Y12
+	VPCMPGTQ Y1, Y11, Y2
+	VPOR     Y2, Y12, Y12
+	VPMULDQ  Y0, Y0, Y0
+	VPMULDQ  Y1, Y1, Y1
+	// Narrow each qword to its low dword: vpshufd puts dwords 0 and 2 of
+	// each 128-bit lane low, vpermq joins the two lanes' low halves.
+	VPSHUFD  $0x08, Y0, Y0
+	VPSHUFD  $0x08, Y1, Y1
+	VPERMQ   $0x08, Y0, Y0
+	VPERMQ   $0x08, Y1, Y1
+	VMOVDQU  X0, (DI)
+	VMOVDQU  X1, 16(DI)
+	ADDQ     $64, SI
+	ADDQ     $32, DI
+	SUBQ     $8, CX
+	JMP      sq2
+
+sqend2:
+	VPTEST Y12, Y12
+	SETEQ  ret+32(FP)
+	VZEROUPPER
+	RET

@@ -289,3 +289,36 @@ func TestShapes(t *testing.T) {
 		t.Error("Root took a short x")
 	}
 }
+
+// TestSquaresRandom compares Squares with x² and the range check on random
+// rows: x at ±lim, one past them, and at i64's ends, every implementation.
+func TestSquaresRandom(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(5, 6))
+		for k := range cases() {
+			cnt := 1 + r.IntN(70)
+			lim := draw(r, 0, 181)
+			x := make([]int64, cnt)
+			for i := range x {
+				x[i] = draw(r, -lim, lim)
+			}
+			want := true
+			if k%2 == 0 { // one value out of range, anywhere in the row
+				want = false
+				x[r.IntN(cnt)] = []int64{lim + 1, -lim - 1, 1<<63 - 1, -1 << 63, 1 << 32}[r.IntN(5)]
+			}
+			x2 := make([]int32, cnt)
+			if got := Squares(x2, x, lim); got != want {
+				t.Fatalf("case %d: lim %d: ok %v, want %v (%v)", k, lim, got, want, x)
+			}
+			for i, v := range x {
+				if want && int64(x2[i]) != v*v {
+					t.Fatalf("case %d: x %d: x² %d", k, v, x2[i])
+				}
+			}
+		}
+	})
+	if Squares(make([]int32, 1), make([]int64, 1), 182) {
+		t.Error("Squares took lim = 182")
+	}
+}

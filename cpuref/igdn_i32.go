@@ -90,7 +90,10 @@ func (k *igdn32) scratch(C int) (x2, N []int32) {
 // block is igdn at positions [p0, p1) (at most igdnSpan) on the 32-bit
 // path, or false, with out unchanged, when the block's max|x| passes
 // xmax. x2 and N are scratch's panels; the block's rows of x² are padded
-// with zeros to a multiple of norm.Cols (a zero x² adds zero terms).
+// to a multiple of norm.Cols with zeros. Columns are independent and the
+// padding's N is never read, so the zeros change no output: they keep
+// every lane norm.Terms sees inside its bounds (a lane left over from a
+// block that failed Squares need not be), so that no lane wraps (§6).
 func (k *igdn32) block(in, out *tensor.T, p0, p1 int, x2, N []int32) bool {
 	C, n, m := in.Shape.C, in.Shape.H*in.Shape.W, p1-p0
 	mp := (m + norm.Cols - 1) / norm.Cols * norm.Cols

@@ -63,6 +63,22 @@ func Implementations() []string {
 // Selected is the name of the implementation Terms and Root run.
 func Selected() string { return best.Name }
 
+// Force makes the kernels run the implementation named name (one of
+// Implementations) until restore is called, so that a caller's tests can
+// cover every implementation through their own paths; ok is false, and
+// nothing changes, for a name this build or machine does not have. It is
+// for tests only: it is not safe while kernels run.
+func Force(name string) (restore func(), ok bool) {
+	for _, im := range impls {
+		if im.Name == name {
+			saved := best
+			best = im
+			return func() { best = saved }, true
+		}
+	}
+	return nil, false
+}
+
 // Squares sets x2[t] = x[t]² for every t < len(x) and reports whether
 // every x[t] lies in [−lim, lim], for 0 ≤ lim ≤ 181 (so x² < 2^15, Terms'
 // bound). Where it reports false, x2 holds no meaningful value: a square

@@ -322,3 +322,21 @@ func TestSquaresRandom(t *testing.T) {
 		t.Error("Squares took lim = 182")
 	}
 }
+
+// TestForce checks Force switches the dispatcher and restores it.
+func TestForce(t *testing.T) {
+	sel := Selected()
+	for _, name := range Implementations() {
+		restore, ok := Force(name)
+		if !ok || Selected() != name {
+			t.Fatalf("Force(%s): ok %v, selected %s", name, ok, Selected())
+		}
+		restore()
+		if Selected() != sel {
+			t.Fatalf("restore left %s, want %s", Selected(), sel)
+		}
+	}
+	if _, ok := Force("sse2"); ok {
+		t.Error("Force took an implementation this build lacks")
+	}
+}

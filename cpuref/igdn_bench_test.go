@@ -1,0 +1,50 @@
+package cpuref
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/waiops/waiops/tensor"
+	"github.com/waiops/waiops/whg1"
+)
+
+// BenchmarkIGDNPaths times bench's synthesis igdn (64 channels at 64×64,
+// γ in [0, 16), β = 2^12, gf 8, frac 6, i8 inputs) on each path in one
+// run, so that their ratio holds on a shared machine: i32 is igdn (the
+// cpuref/norm kernels), int64 is igdnBlock split as igdn split it before
+// the 32-bit path existed.
+func BenchmarkIGDNPaths(b *testing.B) {
+	const c, n = 64, 64
+	r := rand.New(rand.NewPCG(23, 24))
+	p := &whg1.IGDN{GF: 8, Frac: 6, Gamma: make([]int64, c*c), Beta: make([]int64, c)}
+	for i := range p.Gamma {
+		p.Gamma[i] = r.Int64N(16)
+	}
+	for i := range p.Beta {
+		p.Beta[i] = 1 << 12
+	}
+	x := benchInput(r, c, n)
+	out := tensor.New(x.Shape)
+	int64Path := func() error {
+		blocks := (n*n + igdnSpan - 1) / igdnSpan
+		return parallelRows(0, blocks, c*c*igdnSpan, func(b0, b1 int) error {
+			return igdnBlock(p, x, out, b0*igdnSpan, min(n*n, b1*igdnSpan))
+		})
+	}
+	for _, path := range []struct {
+		name string
+		f    func() error
+	}{
+		{"i32", func() error { return igdn(p, x, out) }},
+		{"int64", int64Path},
+	} {
+		b.Run(path.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := path.f(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			report(b, c*n*n, "elem/s")
+		})
+	}
+}

@@ -2,7 +2,9 @@ package norm
 
 // termsGeneric is Terms in pure Go, in int32 as the kernels compute: the
 // products and partial sums are within the bounds Terms' caller proves, so
-// none wraps (§6). gf ≤ 31.
+// none wraps (§6). gf ≤ 31. Each pass along a row adds four input rows'
+// terms (a row of zero γ adds zero terms), so that the loop is long and
+// its loads few.
 func termsGeneric(n, x2, g, beta []int32, groups, c, m int, gf uint) {
 	gf &= 31
 	for q := range groups {
@@ -11,18 +13,30 @@ func termsGeneric(n, x2, g, beta []int32, groups, c, m int, gf uint) {
 			for t := range row {
 				row[t] = beta[q*Rows+r]
 			}
-			for j := range c {
-				γ := g[(q*c+j)*Rows+r]
-				if γ == 0 { // a zero term (§6 may skip it): ⌊0 / 2^gf⌋ = 0
-					continue
+			γ := func(j int) int32 {
+				if j >= c {
+					return 0
 				}
-				xs := x2[j*m:][:m]
+				return g[(q*c+j)*Rows+r]
+			}
+			for j := 0; j < c; j += 4 {
+				g0, g1, g2, g3 := γ(j), γ(j+1), γ(j+2), γ(j+3)
+				// Rows past c read row j again with γ = 0: a zero term.
+				x0, x1, x2, x3 := x2row(x2, j, c, m), x2row(x2, j+1, c, m), x2row(x2, j+2, c, m), x2row(x2, j+3, c, m)
 				for t := range row {
-					row[t] += (γ * xs[t]) >> gf
+					row[t] += (g0*x0[t])>>gf + (g1*x1[t])>>gf + (g2*x2[t])>>gf + (g3*x3[t])>>gf
 				}
 			}
 		}
 	}
+}
+
+// x2row is row j of the x² panel, or row 0 for j ≥ c (whose γ is zero).
+func x2row(x2 []int32, j, c, m int) []int32 {
+	if j >= c {
+		j = 0
+	}
+	return x2[j*m:][:m]
 }
 
 // rootGeneric is Root in pure Go: frac ≤ 63, bits in [1, 16].

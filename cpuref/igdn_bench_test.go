@@ -48,3 +48,31 @@ func BenchmarkIGDNPaths(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkIsqrt times isqrt64 beside the bit-by-bit root on the same
+// random values below 2^63 (igdnBlock's N), in roots per second.
+func BenchmarkIsqrt(b *testing.B) {
+	r := rand.New(rand.NewPCG(27, 28))
+	v := make([]uint64, 4096)
+	for i := range v {
+		v[i] = r.Uint64() >> (1 + r.IntN(40))
+	}
+	var sink uint64
+	for _, f := range []struct {
+		name string
+		f    func(uint64) uint64
+	}{
+		{"newton", isqrt64},
+		{"bitwise", func(n uint64) uint64 { return isqrtBitwise(0, n) }},
+	} {
+		b.Run(f.name, func(b *testing.B) {
+			for b.Loop() {
+				for _, n := range v {
+					sink += f.f(n)
+				}
+			}
+			report(b, len(v), "root/s")
+		})
+	}
+	_ = sink
+}

@@ -76,3 +76,45 @@ func BenchmarkIsqrt(b *testing.B) {
 	}
 	_ = sink
 }
+
+// BenchmarkNormPaths times layernorm_c and l2norm over 64 channels at
+// 64×64, i8 inputs, ε = 1, γ = 2^16, β = 0, on the int64 path and the
+// 128-bit one in one run, in elements per second.
+func BenchmarkNormPaths(b *testing.B) {
+	const c, n = 64, 64
+	r := rand.New(rand.NewPCG(29, 30))
+	x := benchInput(r, c, n)
+	out := tensor.New(x.Shape)
+	ln := &whg1.LayerNorm{Eps: 1, Gamma: make([]int64, c), Beta: make([]int64, c)}
+	for i := range ln.Gamma {
+		ln.Gamma[i] = 1 << 16
+	}
+	l2 := func(f func(uint64, []int64, []int64) error) func() error {
+		return func() error {
+			for ch := range c {
+				if err := f(1, plane(x, ch), plane(out, ch)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	for _, path := range []struct {
+		name string
+		f    func() error
+	}{
+		{"layernorm_c/int64", func() error { layernorm64(ln, x, out); return nil }},
+		{"layernorm_c/wide", func() error { return layernormWide(ln, x, out) }},
+		{"l2norm/int64", l2(func(e uint64, s, d []int64) error { l2norm64(e, s, d); return nil })},
+		{"l2norm/wide", l2(l2normWide)},
+	} {
+		b.Run(path.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := path.f(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			report(b, c*n*n, "elem/s")
+		})
+	}
+}

@@ -48,6 +48,14 @@ func newIGDN32(p *whg1.IGDN, C int) *igdn32 {
 	for B>>(2*bits) != 0 {
 		bits++
 	}
+	// Every term's magnitude is at most ⌈|γ|·X²/2^gf⌉ ≤ (|γ|·X² >> gf) + 1
+	// (igdn32Fits) with X = lo: that bound lets norm.PackHi choose its
+	// 16-bit chunk, where its conditions on γ and gf hold.
+	var T uint64 = 1
+	for _, g := range p.Gamma {
+		T = max(T, (absU(g)*lo*lo)>>min(uint(p.GF), 63)+1)
+	}
+	norm.PackHi(pk, p.Gamma, uint(p.GF), T)
 	return &igdn32{pk: pk, xmax: lo, bits: bits, gf: uint(p.GF), frac: uint(p.Frac)}
 }
 

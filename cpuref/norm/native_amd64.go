@@ -14,7 +14,8 @@ func native() []Impl {
 	// F for the zmm forms, BW for word multiply-adds on zmm, VL for the
 	// ymm forms of the narrowing and widening moves.
 	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL {
-		l = append(l, Impl{Name: "avx512", terms: asmTerms(termsAVX512), root: asmRoot(rootAVX512), squares: asmSquares(squaresAVX512)})
+		l = append(l, Impl{Name: "avx512", terms: asmTerms(termsAVX512), root: asmRoot(rootAVX512), squares: asmSquares(squaresAVX512),
+			termsHi: asmTermsHi(termsHiAVX512)})
 	}
 	return l
 }
@@ -23,6 +24,13 @@ func native() []Impl {
 func asmTerms(k func(n, x2, gam, beta *int32, groups, c, m int, gf uint64)) func(n, x2, g, beta []int32, groups, c, m int, gf uint) {
 	return func(n, x2, g, beta []int32, groups, c, m int, gf uint) {
 		k(&n[0], &x2[0], &g[0], &beta[0], groups, c, m, uint64(gf))
+	}
+}
+
+// asmTermsHi passes Terms' checked slices to a high-form kernel.
+func asmTermsHi(k func(n, x2, gam, beta *int32, groups, c, m, chunk int)) func(n, x2, g, beta []int32, groups, c, m, chunk int) {
+	return func(n, x2, g, beta []int32, groups, c, m, chunk int) {
+		k(&n[0], &x2[0], &g[0], &beta[0], groups, c, m, chunk)
 	}
 }
 
@@ -60,3 +68,9 @@ func squaresAVX2(x2 *int32, x *int64, cnt int, lim int64) bool
 
 //go:noescape
 func squaresAVX512(x2 *int32, x *int64, cnt int, lim int64) bool
+
+// termsHiAVX512 is terms for PackHi's form: chunk ≥ 1 input rows a
+// 16-bit lane.
+//
+//go:noescape
+func termsHiAVX512(n, x2, gam, beta *int32, groups, c, m, chunk int)

@@ -38,6 +38,10 @@ type Impl struct {
 	// squares has the contract of Squares for len(x) a positive multiple
 	// of 16.
 	squares func(x2 []int32, x []int64, lim int64) bool
+	// termsHi is terms for a Packed with its high form (PackHi): g holds
+	// the dword pairs (γ·2^(16−gf), same), chunk the input rows a 16-bit
+	// lane may sum. nil where the set has no such kernel; terms runs then.
+	termsHi func(n, x2, g, beta []int32, groups, c, m, chunk int)
 }
 
 // generic is the pure-Go implementation, present in every build.
@@ -102,6 +106,10 @@ func Squares(x2 []int32, x []int64, lim int64) bool {
 type Packed struct {
 	g, beta []int32
 	c       int
+	// hi is the high form, or nil (PackHi), for shift hiGF.
+	hi    []int32
+	hiGF  uint
+	chunk int
 }
 
 // Pack checks that every γ fits i16 and every β fits i32 and packs them;
@@ -129,6 +137,33 @@ func Pack(gamma, beta []int64, C int) (*Packed, bool) {
 	return p, true
 }
 
+// PackHi adds to p the high form of Terms for shift gf, when it holds
+// for every γ: 1 ≤ gf ≤ 16 and γ' = γ·2^(16−gf) in i16. Then, for x² in
+// [0, 2^15 − 1], the high half of the signed product x²·γ' (vpmulhw) is
+// ⌊x²·γ'/2^16⌋ = ⌊γ·x²/2^gf⌋, the floored term itself, and 16-bit lanes
+// may sum chunk = ⌊(2^15 − 1)/T⌋ terms (§6's K_c, for the 16-bit width)
+// before they widen, where T ≥ 1 bounds every term's magnitude for this
+// input (the caller's proof, as for Terms' bounds). It reports whether the
+// high form is now in p.
+func PackHi(p *Packed, gamma []int64, gf uint, T uint64) bool {
+	if gf < 1 || gf > 16 || T < 1 || T > 1<<15-1 || len(gamma) != p.c*p.c {
+		return false
+	}
+	hi := make([]int32, len(p.g))
+	for i := range p.c {
+		q, r := i/Rows, i%Rows
+		for j, v := range gamma[i*p.c : (i+1)*p.c] {
+			w := v << (16 - gf) // |v| < 2^15 (Pack): no overflow
+			if w < -1<<15 || w > 1<<15-1 {
+				return false
+			}
+			hi[(q*p.c+j)*Rows+r] = int32(uint32(uint16(w)) * 0x10001)
+		}
+	}
+	p.hi, p.hiGF, p.chunk = hi, gf, int((1<<15-1)/T)
+	return true
+}
+
 // Channels is the padded number of output rows Terms writes: C rounded up
 // to a multiple of Rows.
 func (p *Packed) Channels() int { return len(p.beta) }
@@ -152,6 +187,10 @@ func (p *Packed) Channels() int { return len(p.beta) }
 func Terms(n, x2 []int32, p *Packed, m int, gf uint) bool {
 	if m < Cols || m%Cols != 0 || len(x2) != p.c*m || len(n) != len(p.beta)*m {
 		return false
+	}
+	if p.hi != nil && gf == p.hiGF && best.termsHi != nil {
+		best.termsHi(n, x2, p.hi, p.beta, len(p.beta)/Rows, p.c, m, p.chunk)
+		return true
 	}
 	best.terms(n, x2, p.g, p.beta, len(p.beta)/Rows, p.c, m, min(gf, 31))
 	return true

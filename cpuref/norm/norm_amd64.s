@@ -108,6 +108,123 @@ tdone512:
 	VZEROUPPER
 	RET
 
+// termsHi (PackHi's form). The same blocks and groups as termsAVX512,
+// with 16-bit lanes: a block's 32 x2 are narrowed to words (vpmovdw: each
+// is below 2^15) and, for each row, vpmulhw against the broadcast γ' =
+// γ·2^(16−gf) gives the 32 floored terms ⌊x2·γ'/2^16⌋ = ⌊γ·x2/2^gf⌋ in one
+// instruction; vpaddw sums them in the row's word lanes for at most chunk
+// input rows, where PackHi's chunk keeps every such partial sum in i16 (so
+// no lane wraps), and then each word lane is sign-extended and added into
+// the row's dword lanes (Z0–Z7, as in termsAVX512), which start at β.
+//
+// Registers as termsAVX512's, and:
+//	R11  input rows left in this chunk
+//	R14  input rows left after it
+//	Z16–Z19  the four rows' word lanes
+// c and chunk are read from the arguments again for each group.
+
+// HTERM adds row r's 32 terms (o is r's byte offset in AX's four γ') into
+// its word lanes a.
+#define HTERM(o, a) \
+	VPBROADCASTD o(AX), Z13; \
+	VPMULHW      Z8, Z13, Z10; \
+	VPADDW       Z10, a, a
+
+// WIDENW adds word lanes a (ay its low half: columns 0–15) into dword
+// lanes lo (columns 0–15) and hi (16–31).
+#define WIDENW(a, ay, lo, hi) \
+	VPMOVSXWD     ay, Z10; \
+	VPADDD        Z10, lo, lo; \
+	VEXTRACTI64X4 $1, a, Y11; \
+	VPMOVSXWD     Y11, Z11; \
+	VPADDD        Z11, hi, hi
+
+// func termsHiAVX512(n, x2, gam, beta *int32, groups, c, m, chunk int)
+TEXT ·termsHiAVX512(SB), NOSPLIT, $0-64
+	MOVQ n+0(FP), DI
+	MOVQ x2+8(FP), SI
+	MOVQ gam+16(FP), R8
+	MOVQ beta+24(FP), R9
+	MOVQ groups+32(FP), R10
+	MOVQ m+48(FP), R13
+	SHLQ $2, R13
+	SHLQ $4, R10
+	ADDQ R9, R10
+	XORQ CX, CX
+
+hcol:
+	CMPQ CX, R13
+	JGE  hdone
+	MOVQ R8, AX
+	MOVQ R9, BX
+	LEAQ (DI)(CX*1), DX
+
+hgroup:
+	VPBROADCASTD 0(BX), Z0
+	VMOVDQA64    Z0, Z1
+	VPBROADCASTD 4(BX), Z2
+	VMOVDQA64    Z2, Z3
+	VPBROADCASTD 8(BX), Z4
+	VMOVDQA64    Z4, Z5
+	VPBROADCASTD 12(BX), Z6
+	VMOVDQA64    Z6, Z7
+	LEAQ         (SI)(CX*1), R12
+	MOVQ         c+40(FP), R14
+
+hchunk:
+	MOVQ    chunk+56(FP), R11
+	CMPQ    R11, R14
+	CMOVQGT R14, R11
+	SUBQ    R11, R14
+	VPXORD  Z16, Z16, Z16
+	VPXORD  Z17, Z17, Z17
+	VPXORD  Z18, Z18, Z18
+	VPXORD  Z19, Z19, Z19
+
+htap:
+	VMOVDQU32    (R12), Z8
+	VMOVDQU32    64(R12), Z9
+	VPMOVDW      Z8, Y8
+	VPMOVDW      Z9, Y9
+	VINSERTI64X4 $1, Y9, Z8, Z8
+	HTERM(0, Z16)
+	HTERM(4, Z17)
+	HTERM(8, Z18)
+	HTERM(12, Z19)
+	ADDQ         $16, AX
+	ADDQ         R13, R12
+	DECQ         R11
+	JNZ          htap
+
+	WIDENW(Z16, Y16, Z0, Z1)
+	WIDENW(Z17, Y17, Z2, Z3)
+	WIDENW(Z18, Y18, Z4, Z5)
+	WIDENW(Z19, Y19, Z6, Z7)
+	TESTQ R14, R14
+	JNZ   hchunk
+
+	VMOVDQU32 Z0, (DX)
+	VMOVDQU32 Z1, 64(DX)
+	ADDQ      R13, DX
+	VMOVDQU32 Z2, (DX)
+	VMOVDQU32 Z3, 64(DX)
+	ADDQ      R13, DX
+	VMOVDQU32 Z4, (DX)
+	VMOVDQU32 Z5, 64(DX)
+	ADDQ      R13, DX
+	VMOVDQU32 Z6, (DX)
+	VMOVDQU32 Z7, 64(DX)
+	ADDQ      R13, DX
+	ADDQ      $16, BX
+	CMPQ      BX, R10
+	JLT       hgroup
+	ADDQ      $128, CX
+	JMP       hcol
+
+hdone:
+	VZEROUPPER
+	RET
+
 // TERM2 is TERM512 on ymm: columns 0–7 and 8–15 of a 16-column pass.
 #define TERM2(o, a0, a1) \
 	VPBROADCASTD o(AX), Y13; \

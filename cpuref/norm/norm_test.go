@@ -340,3 +340,80 @@ func TestForce(t *testing.T) {
 		t.Error("Force took an implementation this build lacks")
 	}
 }
+
+// TestPackHi checks PackHi's conditions: gf in [1, 16], γ·2^(16−gf) in
+// i16 (γ = 2^7 at gf 8 gives 2^15, one past), T in [1, 2^15 − 1]; and its
+// chunk: T = 16384 (γ = −2^15, gf 16, x² < 2^15: ⌊2^15·(2^15 − 1)/2^16⌋ +
+// 1) gives ⌊32767/16384⌋ = 1.
+func TestPackHi(t *testing.T) {
+	p, _ := Pack([]int64{127}, []int64{0}, 1)
+	if PackHi(p, []int64{128}, 8, 1) || PackHi(p, []int64{127}, 0, 1) || PackHi(p, []int64{127}, 17, 1) ||
+		PackHi(p, []int64{127}, 8, 0) || PackHi(p, []int64{127}, 8, 1<<15) {
+		t.Error("PackHi took a form outside its conditions")
+	}
+	if !PackHi(p, []int64{127}, 8, 1) || p.chunk != 32767 || p.hi[0] != 127<<8*0x10001 {
+		t.Errorf("PackHi(127, gf 8): chunk %d, γ' %#x", p.chunk, p.hi[0])
+	}
+	p, _ = Pack([]int64{-1 << 15}, []int64{0}, 1)
+	if !PackHi(p, []int64{-1 << 15}, 16, 16384) || p.chunk != 1 {
+		t.Errorf("PackHi(−2^15, gf 16): chunk %d", p.chunk)
+	}
+}
+
+// TestTermsHiRandom compares Terms on Packed values with their high form
+// with termsRef on random cases inside PackHi's conditions: gf in [1, 16],
+// γ at the ends of [−2^(gf−1), 2^(gf−1) − 1], x² at 0 and at the case's
+// bound (small bounds make long chunks), C up to 70 so that rows cross
+// chunks, every implementation (the ones without a high-form kernel run
+// the 32-bit one, which must agree).
+func TestTermsHiRandom(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(9, 10))
+		compared := 0
+		for k := range cases() {
+			C := 1 + r.IntN(9)
+			if k%50 == 0 {
+				C = 1 + r.IntN(70)
+			}
+			m := Cols * (1 + r.IntN(3))
+			gf := uint(1 + r.IntN(16))
+			x2max := draw(r, 0, 1<<15-1) >> r.IntN(15)
+			gamma, beta := make([]int64, C*C), make([]int64, C)
+			var T uint64 = 1
+			for i := range gamma {
+				gamma[i] = draw(r, -1<<(gf-1), 1<<(gf-1)-1)
+				a := gamma[i]
+				if a < 0 {
+					a = -a
+				}
+				T = max(T, uint64(a*x2max)>>gf+1)
+			}
+			for i := range beta {
+				beta[i] = draw(r, -1<<31, 1<<31-1) >> r.IntN(32)
+			}
+			x2 := make([]int32, C*m)
+			for i := range x2 {
+				x2[i] = int32(draw(r, 0, x2max))
+			}
+			want, ok := termsRef(gamma, beta, x2, C, m, gf)
+			if !ok {
+				continue
+			}
+			p, _ := Pack(gamma, beta, C)
+			if !PackHi(p, gamma, gf, T) {
+				t.Fatalf("case %d: PackHi refused gf %d T %d", k, gf, T)
+			}
+			n := make([]int32, p.Channels()*m)
+			Terms(n, x2, p, m, gf)
+			for i, w := range want {
+				if int64(n[i]) != w {
+					t.Fatalf("case %d: C %d m %d gf %d chunk %d: n[%d] = %d, want %d", k, C, m, gf, p.chunk, i, n[i], w)
+				}
+			}
+			compared++
+		}
+		if compared < cases()/2 {
+			t.Fatalf("only %d of %d cases inside Terms' bounds", compared, cases())
+		}
+	})
+}

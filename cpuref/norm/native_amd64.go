@@ -9,7 +9,8 @@ import "golang.org/x/sys/cpu"
 func native() []Impl {
 	var l []Impl
 	if cpu.X86.HasAVX2 {
-		l = append(l, Impl{Name: "avx2", terms: asmTerms(termsAVX2), root: asmRoot(rootAVX2), squares: asmSquares(squaresAVX2)})
+		l = append(l, Impl{Name: "avx2", terms: asmTerms(termsAVX2), root: asmRoot(rootAVX2), squares: asmSquares(squaresAVX2),
+			termsHi: asmTermsHi(termsHiAVX2)})
 	}
 	// F for the zmm forms, BW for word multiply-adds on zmm, VL for the
 	// ymm forms of the narrowing and widening moves.
@@ -69,8 +70,11 @@ func squaresAVX2(x2 *int32, x *int64, cnt int, lim int64) bool
 //go:noescape
 func squaresAVX512(x2 *int32, x *int64, cnt int, lim int64) bool
 
-// termsHiAVX512 is terms for PackHi's form: chunk ≥ 1 input rows a
-// 16-bit lane.
-//
+// termsHiAVX2 and termsHiAVX512 are terms for PackHi's form: chunk ≥ 1
+// input rows a 16-bit lane.
+
+//go:noescape
+func termsHiAVX2(n, x2, gam, beta *int32, groups, c, m, chunk int)
+
 //go:noescape
 func termsHiAVX512(n, x2, gam, beta *int32, groups, c, m, chunk int)

@@ -225,6 +225,109 @@ hdone:
 	VZEROUPPER
 	RET
 
+// termsHiAVX2 is termsHiAVX512 on ymm: 16 columns a pass (two a block),
+// narrowed by vpackssdw (exact: every x2 < 2^15) and put back in column
+// order by vpermq, word lanes Y8–Y11, dword lanes Y0–Y7.
+
+// HTERM2 is HTERM on ymm.
+#define HTERM2(o, a) \
+	VPBROADCASTD o(AX), Y13; \
+	VPMULHW      Y12, Y13, Y13; \
+	VPADDW       Y13, a, a
+
+// WIDENW2 is WIDENW on ymm: ax is a's low half (columns 0–7).
+#define WIDENW2(a, ax, lo, hi) \
+	VPMOVSXWD    ax, Y14; \
+	VPADDD       Y14, lo, lo; \
+	VEXTRACTI128 $1, a, X15; \
+	VPMOVSXWD    X15, Y15; \
+	VPADDD       Y15, hi, hi
+
+// func termsHiAVX2(n, x2, gam, beta *int32, groups, c, m, chunk int)
+TEXT ·termsHiAVX2(SB), NOSPLIT, $0-64
+	MOVQ n+0(FP), DI
+	MOVQ x2+8(FP), SI
+	MOVQ gam+16(FP), R8
+	MOVQ beta+24(FP), R9
+	MOVQ groups+32(FP), R10
+	MOVQ m+48(FP), R13
+	SHLQ $2, R13
+	SHLQ $4, R10
+	ADDQ R9, R10
+	XORQ CX, CX
+
+h2col:
+	CMPQ CX, R13
+	JGE  h2done
+	MOVQ R8, AX
+	MOVQ R9, BX
+	LEAQ (DI)(CX*1), DX
+
+h2group:
+	VPBROADCASTD 0(BX), Y0
+	VMOVDQA      Y0, Y1
+	VPBROADCASTD 4(BX), Y2
+	VMOVDQA      Y2, Y3
+	VPBROADCASTD 8(BX), Y4
+	VMOVDQA      Y4, Y5
+	VPBROADCASTD 12(BX), Y6
+	VMOVDQA      Y6, Y7
+	LEAQ         (SI)(CX*1), R12
+	MOVQ         c+40(FP), R14
+
+h2chunk:
+	MOVQ    chunk+56(FP), R11
+	CMPQ    R11, R14
+	CMOVQGT R14, R11
+	SUBQ    R11, R14
+	VPXOR   Y8, Y8, Y8
+	VPXOR   Y9, Y9, Y9
+	VPXOR   Y10, Y10, Y10
+	VPXOR   Y11, Y11, Y11
+
+h2tap:
+	VMOVDQU   (R12), Y14
+	VMOVDQU   32(R12), Y15
+	VPACKSSDW Y15, Y14, Y12
+	VPERMQ    $0xD8, Y12, Y12
+	HTERM2(0, Y8)
+	HTERM2(4, Y9)
+	HTERM2(8, Y10)
+	HTERM2(12, Y11)
+	ADDQ      $16, AX
+	ADDQ      R13, R12
+	DECQ      R11
+	JNZ       h2tap
+
+	WIDENW2(Y8, X8, Y0, Y1)
+	WIDENW2(Y9, X9, Y2, Y3)
+	WIDENW2(Y10, X10, Y4, Y5)
+	WIDENW2(Y11, X11, Y6, Y7)
+	TESTQ R14, R14
+	JNZ   h2chunk
+
+	VMOVDQU Y0, (DX)
+	VMOVDQU Y1, 32(DX)
+	ADDQ    R13, DX
+	VMOVDQU Y2, (DX)
+	VMOVDQU Y3, 32(DX)
+	ADDQ    R13, DX
+	VMOVDQU Y4, (DX)
+	VMOVDQU Y5, 32(DX)
+	ADDQ    R13, DX
+	VMOVDQU Y6, (DX)
+	VMOVDQU Y7, 32(DX)
+	ADDQ    R13, DX
+	ADDQ    $16, BX
+	CMPQ    BX, R10
+	JLT     h2group
+	ADDQ    $64, CX
+	JMP     h2col
+
+h2done:
+	VZEROUPPER
+	RET
+
 // TERM2 is TERM512 on ymm: columns 0–7 and 8–15 of a 16-column pass.
 #define TERM2(o, a0, a1) \
 	VPBROADCASTD o(AX), Y13; \

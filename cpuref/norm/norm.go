@@ -7,7 +7,10 @@
 //
 // There is one Go signature per kernel and one implementation per
 // instruction set: pure Go (generic.go) and, on amd64, AVX2 on ymm and
-// AVX-512 (F, BW, VL) on zmm (norm_amd64.s). A dispatcher picks the widest
+// AVX-512 (F, BW, VL) on zmm (norm_amd64.s). Terms has two forms: 32-bit
+// lanes (vpmaddwd, vpsrad, vpaddd a term) and, where PackHi's conditions
+// hold, 16-bit lanes (one vpmulhw and one vpaddw for 32 or 16 terms),
+// which give the same sums. A dispatcher picks the widest
 // one golang.org/x/sys/cpu reports once, at package init; the purego build
 // tag forces the pure-Go kernels.
 //

@@ -148,9 +148,17 @@ func (a int128) divU64(d uint64) int128 {
 }
 
 // isqrt128 is isqrt(n) of §2 for n ≥ 0 given as an unsigned pair: the
-// largest r with r² ≤ n, found bit by bit from the top bit r can have
-// (r < 2^64 for any n < 2^128).
+// largest r with r² ≤ n. Below 2^64 it is isqrt64; above, r is found bit
+// by bit from the top bit r can have (r < 2^64 for any n < 2^128).
 func isqrt128(nh, nl uint64) uint64 {
+	if nh == 0 {
+		return isqrt64(nl)
+	}
+	return isqrtBitwise(nh, nl)
+}
+
+// isqrtBitwise is isqrt128 one bit a step, for any n < 2^128.
+func isqrtBitwise(nh, nl uint64) uint64 {
 	var r uint64
 	n := bits.Len64(nl)
 	if nh != 0 {

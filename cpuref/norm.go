@@ -15,20 +15,45 @@ import (
 //	r_i = isqrt(max(0, N_i))
 //	out = ⌊x_i·r_i / 2^frac⌋
 //
-// igdn.x2 = x_j² (≤ 2^126), igdn.gx2 = γ·x² (class product), igdn.term,
-// igdn.N and igdn.xr are 128-bit (igdnWide), except where igdnFits proves
-// that int64 holds every x², γ·x², term and partial sum of N for this
-// input (igdnBlock). Positions are independent, so they are split across
-// goroutines (§6: outputs partitioned).
+// Three paths, chosen per block of igdnSpan positions from the block's
+// max|x| (measured; for a certified graph it lies inside the certified
+// interval, so the certificate's bounds hold a fortiori):
+//
+//   - igdn32 (igdn_i32.go), where int32 holds every x², γ·x², term and
+//     partial sum of N (igdn32Fits): the cpuref/norm kernels;
+//   - igdnBlock, where int64 holds them (igdnFits);
+//   - igdnWide, with igdn.x2, igdn.gx2, igdn.term, igdn.N and igdn.xr in
+//     128 bits.
+//
+// Positions are independent, so blocks are split across goroutines (§6:
+// outputs partitioned).
 func igdn(p *whg1.IGDN, in, out *tensor.T) error {
 	C, n := in.Shape.C, in.Shape.H*in.Shape.W
-	f := igdnWide
-	if igdnFits(p, C, maxAbs(in.Data)) {
-		f = igdnBlock
-	}
+	k := newIGDN32(p, C)
 	blocks := (n + igdnSpan - 1) / igdnSpan
 	return parallelRows(0, blocks, C*C*igdnSpan, func(b0, b1 int) error {
-		return f(p, in, out, b0*igdnSpan, min(n, b1*igdnSpan))
+		var x2, N []int32
+		if k != nil {
+			x2, N = k.scratch(C)
+		}
+		for b := b0; b < b1; b++ {
+			p0, p1 := b*igdnSpan, min(n, (b+1)*igdnSpan)
+			if k != nil && k.block(in, out, p0, p1, x2, N) {
+				continue
+			}
+			var X uint64
+			for j := range C {
+				X = max(X, maxAbs(in.Data[j*n+p0:j*n+p1]))
+			}
+			f := igdnWide
+			if igdnFits(p, C, X) {
+				f = igdnBlock
+			}
+			if err := f(p, in, out, p0, p1); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 
@@ -202,7 +227,21 @@ func igdnFits(p *whg1.IGDN, C int, X uint64) bool {
 //	                                                    ε up to 2^64 − 1)
 //	k = rsqrt_q16(U), n_c = ⌊d_c·k / 2^16⌋              ln.dk (128-bit), ln.n
 //	out = ⌊n_c·γ[c] / 2^16⌋ + β[c]                      ln.ng (128-bit)
+//
+// Where int64 holds every value for this input (layernormFits), the
+// position runs in int64 (layernorm64); else in the 128-bit form
+// (layernormWide).
 func layernormC(p *whg1.LayerNorm, in, out *tensor.T) error {
+	if layernormFits(p, in.Shape.C, maxAbs(in.Data)) {
+		layernorm64(p, in, out)
+		return nil
+	}
+	return layernormWide(p, in, out)
+}
+
+// layernormWide is layernorm_c with ln.S, ln.m, ln.T, ln.v, ln.dk and
+// ln.ng in 128 bits.
+func layernormWide(p *whg1.LayerNorm, in, out *tensor.T) error {
 	C, n := in.Shape.C, in.Shape.H*in.Shape.W
 	d := make([]int64, C)
 	for pos := range n {
@@ -262,32 +301,46 @@ func layernormC(p *whg1.LayerNorm, in, out *tensor.T) error {
 }
 
 // l2norm is §5.7 l2norm, for each channel over its H·W values v:
-// T = Σ v² (l2.T, 128-bit), U = T + ε, k = rsqrt_q16(U),
-// out = ⌊v·k / 2^16⌋ (l2.vk, 128-bit).
+// T = Σ v² (l2.T), U = T + ε, k = rsqrt_q16(U), out = ⌊v·k / 2^16⌋
+// (l2.vk). A channel whose values pass l2Fits runs in int64 (l2norm64),
+// any other with l2.T and l2.vk in 128 bits (l2normWide).
 func l2norm(p *whg1.L2Norm, in, out *tensor.T) error {
 	for c := range in.Shape.C {
 		src, dst := plane(in, c), plane(out, c)
-		var T int128
-		var ok bool
-		for _, v := range src {
-			if T, ok = T.add(mul64(v, v)); !ok {
-				return outside("l2norm")
-			}
+		if l2Fits(len(src), maxAbs(src)) {
+			l2norm64(p.Eps, src, dst)
+			continue
 		}
-		U, ok := T.add(int128{lo: p.Eps})
-		if !ok {
+		if err := l2normWide(p.Eps, src, dst); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// l2normWide is l2norm on one channel's values, src, with l2.T and l2.vk
+// in 128 bits.
+func l2normWide(eps uint64, src, dst []int64) error {
+	var T int128
+	var ok bool
+	for _, v := range src {
+		if T, ok = T.add(mul64(v, v)); !ok {
 			return outside("l2norm")
 		}
-		k := rsqrtQ16(U.magnitude())
-		for i, v := range src {
-			// k ≤ 2^32 and |v·k| / 2^16 ≤ |v|·2^16: it passes i64 only
-			// for |v| ≥ 2^47.
-			y := mul64(v, k).shr(16)
-			if !y.fitsI64() {
-				return outside("l2norm")
-			}
-			dst[i] = int64(y.lo)
+	}
+	U, ok := T.add(int128{lo: eps})
+	if !ok {
+		return outside("l2norm")
+	}
+	k := rsqrtQ16(U.magnitude())
+	for i, v := range src {
+		// k ≤ 2^32 and |v·k| / 2^16 ≤ |v|·2^16: it passes i64 only for
+		// |v| ≥ 2^47.
+		y := mul64(v, k).shr(16)
+		if !y.fitsI64() {
+			return outside("l2norm")
 		}
+		dst[i] = int64(y.lo)
 	}
 	return nil
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package norm
+
+const raceEnabled = false

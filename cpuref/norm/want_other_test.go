@@ -1,0 +1,6 @@
+//go:build purego || !amd64
+
+package norm
+
+// wantImpls is the pure kernel alone: this build has no other.
+func wantImpls() []string { return []string{"purego"} }

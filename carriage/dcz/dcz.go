@@ -70,41 +70,25 @@ func WindowLimit(dictLen uint64) uint64 {
 	return max(minWindowLimit, scaled)
 }
 
-// encoderWindow is the largest power of two the limit admits, the window
-// Encode asks of the encoder.
-func encoderWindow(dictLen uint64) int {
-	limit := WindowLimit(dictLen)
-	w := 1
-	for uint64(w)*2 <= limit {
-		w *= 2
-	}
-	return w
+// Encode writes the dcz coding of the bytes r yields against dict to w: the
+// header and one frame that uses dict as a raw dictionary, coded by this
+// package (encode.go): its window the largest H5's limit admits and its
+// matches reaching across the whole predecessor within it.
+func Encode(w io.Writer, dict []byte, r io.Reader) error {
+	return EncodeSum(w, dict, sha256.Sum256(dict), r)
 }
 
-// Encode writes the dcz coding of the bytes r yields against dict to w: the
-// header and one frame that uses dict as a raw dictionary, its window the
-// largest power of two H5's limit admits. The encoder runs at klauspost's
-// SpeedBetterCompression: its faster levels find few matches in a raw
-// dictionary of more than a window's hash span, which leaves a successor
-// of a few changed bytes nearly its own size.
-func Encode(w io.Writer, dict []byte, r io.Reader) error {
-	sum := sha256.Sum256(dict)
+// EncodeSum is Encode for a caller that knows dict's SHA-256 (a server,
+// whose sets are named by it): dictSum is written as the header's hash
+// unchecked, which saves hashing the predecessor on every coding.
+func EncodeSum(w io.Writer, dict []byte, dictSum [32]byte, r io.Reader) error {
 	if _, err := w.Write(Magic[:]); err != nil {
 		return err
 	}
-	if _, err := w.Write(sum[:]); err != nil {
+	if _, err := w.Write(dictSum[:]); err != nil {
 		return err
 	}
-	enc, err := zstd.NewWriter(w, zstd.WithEncoderDictRaw(0, dict), zstd.WithWindowSize(encoderWindow(uint64(len(dict)))),
-		zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(true), zstd.WithEncoderLevel(zstd.SpeedBetterCompression))
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(enc, r); err != nil {
-		enc.Close()
-		return err
-	}
-	return enc.Close()
+	return frame(w, dict, r)
 }
 
 // Decode reads a dcz body from r, coded against dict, whose SHA-256 is

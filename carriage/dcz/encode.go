@@ -1,0 +1,256 @@
+package dcz
+
+import (
+	"encoding/binary"
+	"io"
+	"math"
+	"math/bits"
+	"slices"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/klauspost/compress/huff0"
+)
+
+// The coder's shape. Matches are found two ways: the most recent offset
+// is tried at every position where literals are pending (in a successor
+// that differs from its predecessor by changed bytes, every match after the
+// first has the offset of the one before), and a hash table of 8-byte
+// strings at every anchorStride-th position of the window, the predecessor's
+// and the literal runs' of the successor, finds the rest, from anywhere in
+// the window (long-distance matching); a match found there is extended
+// backward over the pending literals, so the anchor need not be its start.
+const (
+	blockMax      = 128 << 10 // Block_Maximum_Size, the window being larger (RFC 8878 §3.1.1.2.4)
+	anchorStride  = 16
+	minRepMatch   = 3  // the shortest match the format has
+	minHashMatch  = 8  // the hashed string's length
+	maxTableLog   = 23 // 32 MiB of table at most, for a 128 MiB window
+	minTableLog   = 12
+	hashMul       = 0x9E3779B97F4A7C15
+	initialOffset = 1 // the repeat offsets 1, 4, 8 a raw dictionary starts with (§5)
+)
+
+// coder holds one frame's state. Positions are virtual: 0 is the
+// predecessor's first byte, len(dict) the successor's.
+type coder struct {
+	dict   []byte
+	succ   []byte // the successor's bytes read so far
+	window int
+	table  []uint32 // position - base + 1 of an anchor, by hash; 0 is empty
+	shift  uint
+	base   int // the first position that can be in the window: len(dict) - window, or 0
+	rep    [3]int
+	sum    *xxhash.Digest
+	lits   []byte
+	seqs   []sequence
+	codes  []seqCodes
+	out    []byte
+	huff   huff0.Scratch
+}
+
+func newCoder(dict []byte) *coder {
+	window, _ := frameWindow(uint64(len(dict)))
+	c := &coder{dict: dict, window: int(window), base: max(len(dict)-int(window), 0),
+		rep: [3]int{initialOffset, 4, 8}, sum: xxhash.New()}
+	indexed := len(dict) - c.base
+	log := uint(minTableLog)
+	for log < maxTableLog && 1<<log < indexed/anchorStride {
+		log++
+	}
+	c.table, c.shift = make([]uint32, 1<<log), 64-log
+	for p := c.base; p+8 <= len(dict); p += anchorStride {
+		c.insert(p)
+	}
+	return c
+}
+
+// bytesAt is the run of bytes from position p to the end of its part.
+func (c *coder) bytesAt(p int) []byte {
+	if p < len(c.dict) {
+		return c.dict[p:]
+	}
+	return c.succ[p-len(c.dict):]
+}
+
+func (c *coder) hashAt(p int) uint64 {
+	return binary.LittleEndian.Uint64(c.bytesAt(p)) * hashMul >> c.shift
+}
+
+// insert records the anchor at p, whose 8 bytes lie in one part. Past
+// 2^32 - 1 positions from base nothing more is recorded (a table entry is
+// 32 bits), which costs matches, never correctness.
+func (c *coder) insert(p int) {
+	if v := p - c.base + 1; v <= math.MaxUint32 {
+		c.table[c.hashAt(p)] = uint32(v)
+	}
+}
+
+// matchLen is how many bytes from position src equal those from the
+// successor's i on, up to its index end (src < the current position, so a
+// match may run from the predecessor into the successor, and overlap).
+func (c *coder) matchLen(src, i, end int) int {
+	n := 0
+	for i+n < end {
+		a, b := c.bytesAt(src+n), c.succ[i+n:end]
+		k := min(len(a), len(b))
+		m := 0
+		for m+8 <= k {
+			if x := binary.LittleEndian.Uint64(a[m:]) ^ binary.LittleEndian.Uint64(b[m:]); x != 0 {
+				return n + m + trailingZeroBytes(x)
+			}
+			m += 8
+		}
+		for m < k && a[m] == b[m] {
+			m++
+		}
+		n += m
+		if m < k {
+			return n
+		}
+	}
+	return n
+}
+
+// block finds the sequences of the successor's bytes [start, end), a block,
+// with the repeat offsets it starts from, and returns the ones it ends with.
+func (c *coder) block(start, end int, rep [3]int) [3]int {
+	c.lits, c.seqs = c.lits[:0], c.seqs[:0]
+	d := len(c.dict)
+	lit := start // the first pending literal
+	for i := start; i < end; {
+		cur := d + i
+		if src := cur - rep[0]; src >= 0 {
+			if n := c.matchLen(src, i, end); n >= minRepMatch {
+				lit, i = c.emit(lit, i, n, rep[0], &rep), i+n
+				continue
+			}
+		}
+		if i+minHashMatch <= end {
+			h := c.hashAt(cur)
+			if v := c.table[h]; v != 0 {
+				src := int(v) - 1 + c.base
+				if dist := cur - src; dist > 0 && dist <= c.window {
+					if n := c.matchLen(src, i, end); n >= minHashMatch {
+						// Backward, the distance stays dist.
+						for i > lit && src > 0 && c.byteAt(src-1) == c.succ[i-1] {
+							i, src, n = i-1, src-1, n+1
+						}
+						lit, i = c.emit(lit, i, n, dist, &rep), i+n
+						continue
+					}
+				}
+			}
+			if cur%anchorStride == 0 {
+				c.insert(cur)
+			}
+		}
+		i++
+	}
+	c.lits = append(c.lits, c.succ[lit:end]...)
+	return rep
+}
+
+func (c *coder) byteAt(p int) byte { return c.bytesAt(p)[0] }
+
+// emit records the sequence of the literals [lit, i) and a match of n bytes
+// at distance dist, and returns where the next literals begin. The offset
+// is coded as RFC 8878 §3.1.2.5 has it: a repeat offset where dist is one
+// (after literals, Offset_Value 1, 2, 3 name the first, second, third; with
+// none, 1 and 2 name the second and third), which moves it to the front,
+// else dist + 3, pushed in front. So a successor's runs at one offset all
+// have Offset_Value 1, across blocks too, once the offset is in two places.
+func (c *coder) emit(lit, i, n, dist int, rep *[3]int) int {
+	ll := i - lit
+	c.lits = append(c.lits, c.succ[lit:i]...)
+	s := sequence{ll: uint32(ll), ml: uint32(n), ofv: uint32(dist + 3)}
+	k := 0
+	if ll == 0 {
+		k = 1 // Offset_Value 1 is then the second
+	}
+	for ; k < 3 && rep[k] != dist; k++ {
+	}
+	switch {
+	case k == 3:
+		rep[0], rep[1], rep[2] = dist, rep[0], rep[1]
+	case ll > 0:
+		s.ofv = uint32(k + 1)
+	default:
+		s.ofv = uint32(k)
+	}
+	switch k {
+	case 1:
+		rep[0], rep[1] = rep[1], rep[0]
+	case 2:
+		rep[0], rep[1], rep[2] = rep[2], rep[0], rep[1]
+	}
+	c.seqs = append(c.seqs, s)
+	return i + n
+}
+
+func trailingZeroBytes(x uint64) int { return bits.TrailingZeros64(x) / 8 }
+
+// fill reads the successor until it holds want bytes or r ends.
+func (c *coder) fill(r io.Reader, want int) (eof bool, err error) {
+	for len(c.succ) < want {
+		if len(c.succ) == cap(c.succ) {
+			c.succ = slices.Grow(c.succ, max(len(c.succ), 1<<20))
+		}
+		n, err := r.Read(c.succ[len(c.succ):cap(c.succ)])
+		c.succ = c.succ[:len(c.succ)+n]
+		if err == io.EOF {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+// frame writes one Zstandard frame of the bytes r yields, dict its raw
+// dictionary, to w. Its header (RFC 8878 §3.1.1.1) is the magic, a
+// Frame_Header_Descriptor of 0x04 (a checksum; no content size, not a
+// single segment, no dictionary ID) and frameWindow's descriptor; then the
+// blocks, each of at most 128 KiB of the successor, Compressed where that
+// is smaller and Raw otherwise (a Raw block leaves the repeat offsets as
+// they were, §3.1.2.5); then the low 4 bytes of the content's XXH64.
+func frame(w io.Writer, dict []byte, r io.Reader) error {
+	c := newCoder(dict)
+	_, wd := frameWindow(uint64(len(dict)))
+	if _, err := w.Write([]byte{0x28, 0xB5, 0x2F, 0xFD, 0x04, wd}); err != nil {
+		return err
+	}
+	for pos := 0; ; {
+		eof, err := c.fill(r, pos+blockMax+1)
+		if err != nil {
+			return err
+		}
+		n := min(blockMax, len(c.succ)-pos)
+		last := eof && pos+n == len(c.succ)
+		rep := c.block(pos, pos+n, c.rep)
+		c.out, c.codes = blockContent(append(c.out[:0], 0, 0, 0), c.lits, c.seqs, c.codes, &c.huff)
+		// §3.1.1.2: Last_Block (bit 0), Block_Type (bits 1-2), Block_Size.
+		bh := uint32(n)<<3 | 0<<1
+		if size := len(c.out) - 3; size < n {
+			bh, c.rep = uint32(size)<<3|2<<1, rep
+		} else {
+			c.out = append(c.out[:3], c.succ[pos:pos+n]...)
+		}
+		if last {
+			bh |= 1
+		}
+		c.out[0], c.out[1], c.out[2] = byte(bh), byte(bh>>8), byte(bh>>16)
+		if _, err := w.Write(c.out); err != nil {
+			return err
+		}
+		c.sum.Write(c.succ[pos : pos+n])
+		pos += n
+		if last {
+			break
+		}
+	}
+	var sum [4]byte
+	binary.LittleEndian.PutUint32(sum[:], uint32(c.sum.Sum64()))
+	_, err := w.Write(sum[:])
+	return err
+}

@@ -14,14 +14,17 @@ import (
 // The coder's shape. Matches are found two ways: the most recent offset
 // is tried at every position where literals are pending (in a successor
 // that differs from its predecessor by changed bytes, every match after the
-// first has the offset of the one before), and a hash table of 8-byte
-// strings at every anchorStride-th position of the window, the predecessor's
-// and the literal runs' of the successor, finds the rest, from anywhere in
-// the window (long-distance matching); a match found there is extended
-// backward over the pending literals, so the anchor need not be its start.
+// first has the offset of the one before), and a hash table of anchors
+// finds the rest, from anywhere in the window (long-distance matching). An
+// anchor is a position whose 8 bytes hash to a value with anchorBits low
+// bits of a kind, 1 in 2^anchorBits: chosen by content, the predecessor and
+// the successor choose the same bytes wherever they lie, so a match of a
+// few tens of bytes holds one at any alignment, and only anchors are looked
+// up (each look a cache miss, in a table of up to 32 MiB). A match found
+// there is extended backward over the pending literals.
 const (
 	blockMax      = 128 << 10 // Block_Maximum_Size, the window being larger (RFC 8878 §3.1.1.2.4)
-	anchorStride  = 16
+	anchorBits    = 4
 	minRepMatch   = 3  // the shortest match the format has
 	minHashMatch  = 8  // the hashed string's length
 	maxTableLog   = 23 // 32 MiB of table at most, for a 128 MiB window
@@ -54,12 +57,14 @@ func newCoder(dict []byte) *coder {
 		rep: [3]int{initialOffset, 4, 8}, sum: xxhash.New()}
 	indexed := len(dict) - c.base
 	log := uint(minTableLog)
-	for log < maxTableLog && 1<<log < indexed/anchorStride {
+	for log < maxTableLog && 1<<log < indexed>>anchorBits {
 		log++
 	}
 	c.table, c.shift = make([]uint32, 1<<log), 64-log
-	for p := c.base; p+8 <= len(dict); p += anchorStride {
-		c.insert(p)
+	for p := c.base; p+8 <= len(dict); p++ {
+		if h := c.hashAt(p); anchor(h) {
+			c.insert(p, h)
+		}
 	}
 	return c
 }
@@ -72,16 +77,21 @@ func (c *coder) bytesAt(p int) []byte {
 	return c.succ[p-len(c.dict):]
 }
 
+// hashAt is the hash of the 8 bytes at p, which lie in one part.
 func (c *coder) hashAt(p int) uint64 {
-	return binary.LittleEndian.Uint64(c.bytesAt(p)) * hashMul >> c.shift
+	return binary.LittleEndian.Uint64(c.bytesAt(p)) * hashMul
 }
 
-// insert records the anchor at p, whose 8 bytes lie in one part. Past
-// 2^32 - 1 positions from base nothing more is recorded (a table entry is
-// 32 bits), which costs matches, never correctness.
-func (c *coder) insert(p int) {
+// anchor says whether a position of hash h is an anchor: bits 24 and up of
+// the product, below the table's index (at most 23 bits from the top).
+func anchor(h uint64) bool { return h>>24&(1<<anchorBits-1) == 0 }
+
+// insert records the anchor at p, of hash h. Past 2^32 - 1 positions from
+// base nothing more is recorded (a table entry is 32 bits), which costs
+// matches, never correctness.
+func (c *coder) insert(p int, h uint64) {
 	if v := p - c.base + 1; v <= math.MaxUint32 {
-		c.table[c.hashAt(p)] = uint32(v)
+		c.table[h>>c.shift] = uint32(v)
 	}
 }
 
@@ -124,24 +134,31 @@ func (c *coder) block(start, end int, rep [3]int) [3]int {
 				lit, i = c.emit(lit, i, n, rep[0], &rep), i+n
 				continue
 			}
-		}
-		if i+minHashMatch <= end {
-			h := c.hashAt(cur)
-			if v := c.table[h]; v != 0 {
-				src := int(v) - 1 + c.base
-				if dist := cur - src; dist > 0 && dist <= c.window {
-					if n := c.matchLen(src, i, end); n >= minHashMatch {
-						// Backward, the distance stays dist.
-						for i > lit && src > 0 && c.byteAt(src-1) == c.succ[i-1] {
-							i, src, n = i-1, src-1, n+1
-						}
-						lit, i = c.emit(lit, i, n, dist, &rep), i+n
-						continue
-					}
+			// A changed byte: the offset most often goes on past it, which
+			// saves a look in the table (a cache miss, most times).
+			if i+1 < end {
+				if n := c.matchLen(src+1, i+1, end); n > minRepMatch {
+					lit, i = c.emit(lit, i+1, n, rep[0], &rep), i+1+n
+					continue
 				}
 			}
-			if cur%anchorStride == 0 {
-				c.insert(cur)
+		}
+		if i+minHashMatch <= end {
+			if h := c.hashAt(cur); anchor(h) {
+				if v := c.table[h>>c.shift]; v != 0 {
+					src := int(v) - 1 + c.base
+					if dist := cur - src; dist > 0 && dist <= c.window {
+						if n := c.matchLen(src, i, end); n >= minHashMatch {
+							// Backward, the distance stays dist.
+							for i > lit && src > 0 && c.byteAt(src-1) == c.succ[i-1] {
+								i, src, n = i-1, src-1, n+1
+							}
+							lit, i = c.emit(lit, i, n, dist, &rep), i+n
+							continue
+						}
+					}
+				}
+				c.insert(cur, h)
 			}
 		}
 		i++

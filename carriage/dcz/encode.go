@@ -24,10 +24,10 @@ import (
 // there is extended backward over the pending literals.
 const (
 	blockMax      = 128 << 10 // Block_Maximum_Size, the window being larger (RFC 8878 §3.1.1.2.4)
-	anchorBits    = 4
+	anchorBits    = 5
 	minRepMatch   = 3  // the shortest match the format has
 	minHashMatch  = 8  // the hashed string's length
-	maxTableLog   = 23 // 32 MiB of table at most, for a 128 MiB window
+	maxTableLog   = 22 // 32 MiB of table at most, for a 128 MiB window
 	minTableLog   = 12
 	hashMul       = 0x9E3779B97F4A7C15
 	initialOffset = 1 // the repeat offsets 1, 4, 8 a raw dictionary starts with (§5)
@@ -39,7 +39,7 @@ type coder struct {
 	dict   []byte
 	succ   []byte // the successor's bytes read so far
 	window int
-	table  []uint32 // position - base + 1 of an anchor, by hash; 0 is empty
+	table  []uint64 // by hash: an anchor's position - base + 1 (low 32 bits; 0 is empty) and its hash's low 32 bits
 	shift  uint
 	base   int // the first position that can be in the window: len(dict) - window, or 0
 	rep    [3]int
@@ -60,7 +60,7 @@ func newCoder(dict []byte) *coder {
 	for log < maxTableLog && 1<<log < indexed>>anchorBits {
 		log++
 	}
-	c.table, c.shift = make([]uint32, 1<<log), 64-log
+	c.table, c.shift = make([]uint64, 1<<log), 64-log
 	for p := c.base; p+8 <= len(dict); p++ {
 		if h := c.hashAt(p); anchor(h) {
 			c.insert(p, h)
@@ -82,17 +82,29 @@ func (c *coder) hashAt(p int) uint64 {
 	return binary.LittleEndian.Uint64(c.bytesAt(p)) * hashMul
 }
 
-// anchor says whether a position of hash h is an anchor: bits 24 and up of
-// the product, below the table's index (at most 23 bits from the top).
-func anchor(h uint64) bool { return h>>24&(1<<anchorBits-1) == 0 }
+// anchor says whether a position of hash h is an anchor: anchorBits bits
+// of the product from bit 32 on are 0. The table's index is its top bits
+// (at most 22) and an entry's check its low 32.
+func anchor(h uint64) bool { return h>>32&(1<<anchorBits-1) == 0 }
 
 // insert records the anchor at p, of hash h. Past 2^32 - 1 positions from
-// base nothing more is recorded (a table entry is 32 bits), which costs
-// matches, never correctness.
+// base nothing more is recorded (an entry's position is 32 bits), which
+// costs matches, never correctness.
 func (c *coder) insert(p int, h uint64) {
 	if v := p - c.base + 1; v <= math.MaxUint32 {
-		c.table[h>>c.shift] = uint32(v)
+		c.table[h>>c.shift] = uint64(v) | h<<32
 	}
+}
+
+// lookup is the position of the anchor recorded under h, or -1: an entry
+// whose check is not h's is another string's, and its bytes are not read
+// (a second cache miss, most times, saved).
+func (c *coder) lookup(h uint64) int {
+	e := c.table[h>>c.shift]
+	if e == 0 || uint32(e>>32) != uint32(h) {
+		return -1
+	}
+	return int(uint32(e)) - 1 + c.base
 }
 
 // matchLen is how many bytes from position src equal those from the
@@ -129,14 +141,17 @@ func (c *coder) block(start, end int, rep [3]int) [3]int {
 	lit := start // the first pending literal
 	for i := start; i < end; {
 		cur := d + i
+		// The first byte's test spares a call where the offset fails.
 		if src := cur - rep[0]; src >= 0 {
-			if n := c.matchLen(src, i, end); n >= minRepMatch {
-				lit, i = c.emit(lit, i, n, rep[0], &rep), i+n
-				continue
+			if c.byteAt(src) == c.succ[i] {
+				if n := c.matchLen(src, i, end); n >= minRepMatch {
+					lit, i = c.emit(lit, i, n, rep[0], &rep), i+n
+					continue
+				}
 			}
 			// A changed byte: the offset most often goes on past it, which
 			// saves a look in the table (a cache miss, most times).
-			if i+1 < end {
+			if i+1 < end && c.byteAt(src+1) == c.succ[i+1] {
 				if n := c.matchLen(src+1, i+1, end); n > minRepMatch {
 					lit, i = c.emit(lit, i+1, n, rep[0], &rep), i+1+n
 					continue
@@ -145,8 +160,7 @@ func (c *coder) block(start, end int, rep [3]int) [3]int {
 		}
 		if i+minHashMatch <= end {
 			if h := c.hashAt(cur); anchor(h) {
-				if v := c.table[h>>c.shift]; v != 0 {
-					src := int(v) - 1 + c.base
+				if src := c.lookup(h); src >= 0 {
 					if dist := cur - src; dist > 0 && dist <= c.window {
 						if n := c.matchLen(src, i, end); n >= minHashMatch {
 							// Backward, the distance stays dist.

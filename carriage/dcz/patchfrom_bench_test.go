@@ -36,14 +36,28 @@ func BenchmarkPatchFrom(b *testing.B) {
 		for _, kind := range []string{"even", "skewed"} {
 			for _, perMille := range []int{1, 50} {
 				name := fmt.Sprintf("%dMiB/%s/changed=%.1f%%", mib, kind, float64(perMille)/10)
-				b.Run(name, func(b *testing.B) { benchPatchFrom(b, mib<<20, perMille, kind == "skewed") })
+				b.Run(name, func(b *testing.B) {
+					benchPatchFrom(b, func() ([]byte, []byte) {
+						return changedPair(mib<<20, perMille, kind == "skewed", uint64(mib<<20+perMille))
+					})
+				})
 			}
 		}
+		// The worst case: a successor that shares nothing with its
+		// predecessor, every byte a literal and every anchor a miss.
+		b.Run(fmt.Sprintf("%dMiB/unrelated", mib), func(b *testing.B) {
+			benchPatchFrom(b, func() ([]byte, []byte) {
+				pred, _ := changedPair(mib<<20, 0, false, 1)
+				succ, _ := changedPair(mib<<20, 0, false, 2)
+				return pred, succ
+			})
+		})
 	}
 }
 
-func benchPatchFrom(b *testing.B, n, perMille int, skewed bool) {
-	pred, succ := changedPair(n, perMille, skewed, uint64(n+perMille))
+func benchPatchFrom(b *testing.B, pair func() (pred, succ []byte)) {
+	pred, succ := pair()
+	n := len(succ)
 	dir := b.TempDir()
 	pf, sf, zf, of := filepath.Join(dir, "pred"), filepath.Join(dir, "succ"), filepath.Join(dir, "succ.zst"), filepath.Join(dir, "out")
 	if err := os.WriteFile(pf, pred, 0o644); err != nil {

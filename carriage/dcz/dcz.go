@@ -3,13 +3,27 @@
 // naming the dictionary by its SHA-256, then one Zstandard frame (RFC 8878)
 // that uses the predecessor's bytes as a raw (prefix) dictionary.
 //
-// Use Encode to make a coded body (the server and `waiops prior dcz`) and
-// Decode to read one a server sent (the fetcher). The frame's window is read
-// from its header before anything is decoded; the Zstandard decoding itself
-// is github.com/klauspost/compress/zstd's.
+// Use Encode (EncodeSum, EncodeAt) to make a coded body (the server and
+// `waiops prior dcz`) and Decode (DecodeAt) to read one a server sent (the
+// fetcher). The frame's window is read from its header before anything is
+// decoded; the Zstandard decoding itself is github.com/klauspost/compress/zstd's.
+//
+// The frame is this package's own (encode.go): klauspost's encoder takes
+// only power-of-two windows and finds few matches in a raw dictionary past
+// its hash tables' reach, and libzstd would need cgo, while the window a
+// successor needs is rarely a power of two (a 12 MiB predecessor's limit is
+// 15 MiB, and 16 MiB would pass it). The coder finds matches across the
+// whole window, codes sequences with the format's predefined tables or RLE
+// and literals raw or with klauspost's Huffman coder (huff0), and states a
+// window no match passes.
 //
 // # Readings
 //
+//   - The window Encode states is the largest the Window_Descriptor can
+//     state within H5's limit (frameWindow), not the successor's length:
+//     a frame that is not a single segment can be coded as it is read. No
+//     match reaches further back than it, so a predecessor longer than the
+//     window (past 102.4 MiB) is reached only in its last window's bytes.
 //   - H5's window limit, max(8 MiB, 1.25 × the dictionary's length) capped
 //     at 128 MiB, is taken in integers as max(8 MiB, d + ⌊d / 4⌋), capped; a
 //     window equal to the limit is admitted.

@@ -6,9 +6,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"math/rand/v2"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -104,18 +101,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	// Stock zstd decodes the frame after the 40-byte header against the
 	// predecessor (the corpus's "stock" check, §16).
-	if _, err := exec.LookPath("zstd"); err == nil {
-		dir := t.TempDir()
-		os.WriteFile(filepath.Join(dir, "pred"), pred, 0o644)
-		os.WriteFile(filepath.Join(dir, "frame"), body[HeaderSize:], 0o644)
-		cmd := exec.Command("zstd", "-q", "-d", "--patch-from="+filepath.Join(dir, "pred"), "-o", filepath.Join(dir, "out"), filepath.Join(dir, "frame"))
-		if o, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("zstd: %v: %s", err, o)
-		}
-		if got, _ := os.ReadFile(filepath.Join(dir, "out")); !bytes.Equal(got, succ) {
-			t.Error("stock zstd's decoding is not the successor")
-		}
-	}
+	stockDecodes(t, pred, body, succ)
 }
 
 // TestDecodeRefuses holds each check of H5 to its code, in order.

@@ -29,6 +29,8 @@ const (
 	minHashMatch  = 8  // the hashed string's length
 	maxTableLog   = 22 // 32 MiB of table at most, for a 128 MiB window
 	minTableLog   = 12
+	skipLog       = 10 // past each 2^skipLog literals in a run, one more byte skipped per step
+	maxStep       = 8
 	hashMul       = 0x9E3779B97F4A7C15
 	initialOffset = 1 // the repeat offsets 1, 4, 8 a raw dictionary starts with (§5)
 )
@@ -175,7 +177,9 @@ func (c *coder) block(start, end int, rep [3]int) [3]int {
 				c.insert(cur, h)
 			}
 		}
-		i++
+		// In a long run of new bytes, positions are passed over: anchors
+		// are chosen by content, so a long match still meets some.
+		i += min(1+(i-lit)>>skipLog, maxStep)
 	}
 	c.lits = append(c.lits, c.succ[lit:end]...)
 	return rep

@@ -203,8 +203,8 @@ func edited(rng *rand.Rand, pred []byte, edits int) []byte {
 func TestRandomPairs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	cases := 300
-	if testing.Short() {
-		cases = 50
+	if testing.Short() || raceEnabled {
+		cases = 40
 	}
 	for k := range cases {
 		n := rng.IntN(600 << 10)
@@ -243,9 +243,6 @@ func TestRandomPairs(t *testing.T) {
 // predecessor's first 2 MiB, 17 MiB back, then its bytes from 4 MiB + 1 on,
 // 15 MiB - 1 back, the window's edge.
 func TestMatchesInWindow(t *testing.T) {
-	if testing.Short() {
-		t.Skip("12 MiB") // runs in the full suite, which CI runs
-	}
 	pred, _ := changedPair(12<<20, 0, false, 9)
 	fresh, _ := changedPair(5<<20, 0, false, 10)
 	succ := append(append(fresh, pred[:2<<20]...), pred[4<<20+1:8<<20]...)

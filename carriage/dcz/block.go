@@ -1,6 +1,10 @@
 package dcz
 
-import "github.com/klauspost/compress/huff0"
+import (
+	"math/bits"
+
+	"github.com/klauspost/compress/huff0"
+)
 
 // sequence is one of RFC 8878 §3.1.1.3.2's: ll literals, then ml bytes
 // copied from ofv's distance. ofv is the Offset_Value: 1 is the most recent
@@ -61,15 +65,18 @@ func literalsSection(dst, lits []byte, huff *huff0.Scratch) []byte {
 	return append(dst, lits...)
 }
 
+// minCompressed is the fewest sequences for which a block also tries
+// tables of its own (FSE_Compressed_Mode): below it a table's description
+// costs more than it can save.
+const minCompressed = 32
+
 // sequencesSection appends §3.1.1.3.2: Number_of_Sequences, the
 // Symbol_Compression_Modes byte, each stream's table description, then the
-// bitstream, written from the last sequence back to the first so that the
-// decoder, reading it backward, meets the first first. A stream whose
-// sequences all have one code is RLE (mode 1: the code is its table
-// description, and it costs no bits); the others are Predefined (mode 0).
-// Each sequence's extra bits go literals length, match length, offset, and
-// the states are flushed match length, offset, literals length
-// (§3.1.1.3.2.2's reading order, reversed).
+// bitstream. A stream whose sequences all have one code is RLE (mode 1:
+// the code is its description, and it costs no bits); the others are
+// Predefined (mode 0) or, where that makes the section smaller, tables
+// fitted to the block's codes (mode 2, FSE_Compressed). codes is scratch
+// space, returned for reuse.
 func sequencesSection(dst []byte, seqs []sequence, codes []seqCodes) ([]byte, []seqCodes) {
 	n := len(seqs)
 	switch {
@@ -84,25 +91,63 @@ func sequencesSection(dst []byte, seqs []sequence, codes []seqCodes) ([]byte, []
 		return dst, codes
 	}
 	codes = codes[:0]
-	same := [3]bool{true, true, true} // ll, of, ml
+	var hist [3][53]int // ll, of, ml
 	for _, s := range seqs {
 		var c seqCodes
 		c.ll, c.lx, c.lb = llCode(s.ll)
 		c.ml, c.mx, c.mb = mlCode(s.ml)
 		c.of, c.ox, c.ob = ofCode(s.ofv)
 		codes = append(codes, c)
-		same[0] = same[0] && c.ll == codes[0].ll
-		same[1] = same[1] && c.of == codes[0].of
-		same[2] = same[2] && c.ml == codes[0].ml
+		hist[0][c.ll]++
+		hist[1][c.of]++
+		hist[2][c.ml]++
 	}
-	ll, of, ml := streamOf(llCoder, same[0]), streamOf(ofCoder, same[1]), streamOf(mlCoder, same[2])
-	dst = append(dst, ll.mode<<6|of.mode<<4|ml.mode<<2)
-	for i, s := range []*stream{&ll, &of, &ml} {
-		if s.mode == 1 {
-			dst = append(dst, [3]uint8{codes[0].ll, codes[0].of, codes[0].ml}[i])
+	first := [3]uint8{codes[0].ll, codes[0].of, codes[0].ml}
+	predef := [3]*fseCoder{llCoder, ofCoder, mlCoder}
+	maxLog := [3]uint{llMaxLog, ofMaxLog, mlMaxLog}
+	var fixed, fitted [3]stream
+	for k := range 3 {
+		if hist[k][first[k]] == n {
+			fixed[k] = stream{mode: 1, desc: []byte{first[k]}}
+			fitted[k] = fixed[k]
+			continue
+		}
+		fixed[k] = stream{f: predef[k]}
+		if n >= minCompressed {
+			seen := 0
+			for _, c := range hist[k] {
+				seen += min(c, 1)
+			}
+			log := min(maxLog[k], max(5, uint(bits.Len(uint(seen)))+1, uint(bits.Len(uint(n)))-2))
+			norm := normalize(hist[k][:], n, log)
+			fitted[k] = stream{mode: 2, f: newFSECoder(norm), desc: norm.description(nil)}
 		}
 	}
+	start := len(dst)
+	dst = appendSequences(dst, codes, fixed)
+	if n >= minCompressed {
+		mid := len(dst)
+		dst = appendSequences(dst, codes, fitted)
+		if len(dst)-mid < mid-start {
+			return dst[:start+copy(dst[start:], dst[mid:])], codes
+		}
+		dst = dst[:mid]
+	}
+	return dst, codes
+}
+
+// appendSequences appends the modes byte, the streams' descriptions
+// (literals lengths, offsets, match lengths) and the bitstream, written
+// from the last sequence back to the first so that the decoder, reading it
+// backward, meets the first first. Each sequence's extra bits go literals
+// length, match length, offset, and the states are flushed match length,
+// offset, literals length (§3.1.1.3.2.2's reading order, reversed).
+func appendSequences(dst []byte, codes []seqCodes, st [3]stream) []byte {
+	ll, of, ml := st[0], st[1], st[2]
+	dst = append(dst, ll.mode<<6|of.mode<<4|ml.mode<<2)
+	dst = append(append(append(dst, ll.desc...), of.desc...), ml.desc...)
 	w := bitWriter{out: dst}
+	n := len(codes)
 	for i := n - 1; i >= 0; i-- {
 		c := codes[i]
 		if i == n-1 {
@@ -122,7 +167,7 @@ func sequencesSection(dst []byte, seqs []sequence, codes []seqCodes) ([]byte, []
 	of.flush(&w)
 	ll.flush(&w)
 	w.close()
-	return w.out, codes
+	return w.out
 }
 
 // seqCodes is a sequence's three codes, each with its extra bits' value
@@ -133,19 +178,14 @@ type seqCodes struct {
 	lb, mb, ob uint8
 }
 
-// stream is one of the three symbol streams as a block codes it: with the
-// predefined coder (mode 0), or RLE (mode 1: no coder, no bits).
+// stream is one of the three symbol streams as a block codes it: mode 0
+// (Predefined) or 2 (FSE_Compressed, desc its table's description) with
+// a coder, or mode 1 (RLE: desc the one code, no coder, no bits).
 type stream struct {
 	mode  uint8
 	f     *fseCoder
+	desc  []byte
 	state uint32
-}
-
-func streamOf(f *fseCoder, rle bool) stream {
-	if rle {
-		return stream{mode: 1}
-	}
-	return stream{f: f}
 }
 
 func (s *stream) start(sym uint8) {

@@ -345,3 +345,93 @@ func stockDecodes(t *testing.T, pred, body, succ []byte) {
 		t.Error("stock zstd's decoding is not the successor")
 	}
 }
+
+// TestDescription reads the table descriptions description writes as RFC
+// 8878 §4.1.1 has a decoder read them, for distributions normalize makes
+// of random counts (some codes unseen, in runs), and checks each sums to
+// its table's size with every seen code given a cell.
+func TestDescription(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for k := range 2000 {
+		counts := make([]int, 1+rng.IntN(53))
+		total, seen := 0, 0
+		for i := range counts {
+			if rng.IntN(3) > 0 || i == len(counts)-1 {
+				counts[i] = rng.IntN([]int{2, 50, 5000}[k%3]) + 1
+				total += counts[i]
+				seen++
+			}
+		}
+		log := max(5, uint(bits.Len(uint(seen)))+1) + uint(rng.IntN(3))
+		n := normalize(counts, total, log)
+		sum := 0
+		for s, c := range n.counts {
+			if (c > 0) != (counts[s] > 0) {
+				t.Fatalf("code %d seen %d times has %d cells", s, counts[s], c)
+			}
+			sum += int(c)
+		}
+		if sum != 1<<log || len(n.counts) != len(counts) {
+			t.Fatalf("%d cells over %d codes, want %d over %d", sum, len(n.counts), 1<<log, len(counts))
+		}
+		desc := n.description(nil)
+		r := &fwdReader{b: desc}
+		got := readDescription(r)
+		if got.log != n.log || !slices.Equal(got.counts, n.counts) {
+			t.Fatalf("described %v (log %d), read back %v (log %d)", n.counts, n.log, got.counts, got.log)
+		}
+		if (r.pos+7)/8 != len(desc) {
+			t.Fatalf("the description is %d bytes, the reader took %d bits", len(desc), r.pos)
+		}
+	}
+}
+
+// readDescription is RFC 8878 §4.1.1's reading of a table description.
+func readDescription(r *fwdReader) fseNorm {
+	n := fseNorm{log: uint(r.read(4)) + 5}
+	remaining, threshold, nb := 1<<n.log+1, 1<<n.log, n.log+1
+	for remaining > 1 {
+		most := 2*threshold - 1 - remaining
+		v := r.read(nb - 1)
+		if v >= most {
+			v += r.read(1) << (nb - 1)
+			if v >= threshold {
+				v -= most
+			}
+		}
+		c := v - 1
+		remaining -= max(c, -c)
+		n.counts = append(n.counts, int16(c))
+		if c == 0 {
+			for {
+				f := r.read(2)
+				for range f {
+					n.counts = append(n.counts, 0)
+				}
+				if f != 3 {
+					break
+				}
+			}
+		}
+		for remaining < threshold {
+			nb--
+			threshold >>= 1
+		}
+	}
+	return n
+}
+
+// fwdReader reads bits least significant first, forward.
+type fwdReader struct {
+	b   []byte
+	pos int
+}
+
+func (r *fwdReader) read(n uint) int {
+	v := 0
+	for i := range n {
+		v |= int(r.b[r.pos/8]>>(r.pos%8)&1) << i
+		r.pos++
+	}
+	return v
+}

@@ -76,9 +76,12 @@ func (n fseNorm) spread() []uint8 {
 func newFSECoder(n fseNorm) *fseCoder {
 	size := 1 << n.log
 	cells := n.spread()
-	start := make([]int, len(n.counts)+1)
+	start := make([]int, len(n.counts)+1) // each symbol's first next state
 	for s, c := range n.counts {
-		start[s+1] = start[s] + int(max(c, 1))
+		start[s+1] = start[s] + int(c)
+		if c == -1 {
+			start[s+1] = start[s] + 1
+		}
 	}
 	f := &fseCoder{log: n.log, next: make([]uint16, size), sym: make([]fseSymbol, len(n.counts))}
 	fill := append([]int(nil), start...)
@@ -118,3 +121,101 @@ func (f *fseCoder) code(w *bitWriter, state uint32, s uint8) uint32 {
 
 // flush writes the state's low log bits, the decoder's initial state.
 func (f *fseCoder) flush(w *bitWriter, state uint32) { w.add(uint64(state), f.log) }
+
+// The largest Accuracy_Log each stream's table may have (RFC 8878
+// §3.1.1.3.2.2).
+const (
+	llMaxLog = 9
+	ofMaxLog = 8
+	mlMaxLog = 9
+)
+
+// normalize is a distribution for counts (codes seen, total of them) in
+// 2^log cells: each seen code gets its share rounded down, at least 1, and
+// the cells left over (or taken too many) go to (come from) the largest
+// shares. In integers throughout. log is at least bits.Len(the number of
+// codes seen) + 1, so the largest share can always give.
+func normalize(counts []int, total int, log uint) fseNorm {
+	last := len(counts) - 1
+	for last > 0 && counts[last] == 0 {
+		last--
+	}
+	n := fseNorm{log: log, counts: make([]int16, last+1)}
+	size, sum := 1<<log, 0
+	for s, c := range counts[:last+1] {
+		if c > 0 {
+			n.counts[s] = int16(max(c*size/total, 1))
+			sum += int(n.counts[s])
+		}
+	}
+	for sum != size {
+		big := 0
+		for s, c := range n.counts {
+			if c > n.counts[big] {
+				big = s
+			}
+		}
+		if sum < size {
+			n.counts[big] += int16(size - sum)
+			sum = size
+		} else {
+			take := min(sum-size, int(n.counts[big])-1)
+			n.counts[big] -= int16(take)
+			sum -= take
+		}
+	}
+	return n
+}
+
+// description appends n's FSE_Compressed table description (RFC 8878
+// §4.1.1), whose bit layout the format fixes: Accuracy_Log - 5 in 4 bits,
+// then each symbol's count + 1 in as many bits as the cells still to give
+// out need (one fewer where the value is small enough to tell apart), a
+// count of 0 followed by 2-bit repeat flags for the zeros after it, up to
+// the symbol that gives out the last cell; then padding to a byte.
+func (n fseNorm) description(dst []byte) []byte {
+	w := bitWriter{out: dst}
+	w.add(uint64(n.log-5), 4)
+	size := 1 << n.log
+	remaining, threshold, nbits := size+1, size, n.log+1
+	zero := false
+	for s := 0; s < len(n.counts) && remaining > 1; {
+		if zero {
+			start := s
+			for s < len(n.counts) && n.counts[s] == 0 {
+				s++
+			}
+			for s >= start+24 {
+				start += 24
+				w.add(0xFFFF, 16)
+			}
+			for s >= start+3 {
+				start += 3
+				w.add(3, 2)
+			}
+			w.add(uint64(s-start), 2)
+		}
+		c := int(n.counts[s])
+		s++
+		most := 2*threshold - 1 - remaining
+		remaining -= max(c, -c)
+		c++
+		if c >= threshold {
+			c += most
+		}
+		if c < most {
+			w.add(uint64(c), nbits-1)
+		} else {
+			w.add(uint64(c), nbits)
+		}
+		zero = c == 1
+		for remaining < threshold {
+			nbits--
+			threshold >>= 1
+		}
+	}
+	if w.nacc > 0 {
+		w.out = append(w.out, byte(w.acc))
+	}
+	return w.out
+}

@@ -7,9 +7,8 @@ import (
 )
 
 // sequence is one of RFC 8878 §3.1.1.3.2's: ll literals, then ml bytes
-// copied from ofv's distance. ofv is the Offset_Value: 1 is the most recent
-// offset (the coder uses it only after literals, where it means that), and
-// v > 3 the distance v - 3.
+// copied from ofv's distance. ofv is the Offset_Value: 1 to 3 name repeat
+// offsets (§3.1.2.5, see emit), v > 3 the distance v - 3.
 type sequence struct{ ll, ml, ofv uint32 }
 
 // minHuffman is the fewest literals worth a Huffman table; below it they go
@@ -17,8 +16,8 @@ type sequence struct{ ll, ml, ofv uint32 }
 const minHuffman = 256
 
 // blockContent appends a Compressed_Block's content (RFC 8878 §3.1.1.3):
-// the literals section, then the sequences section coded with the
-// predefined distributions or RLE; codes is scratch space, returned for
+// the literals section, then the sequences section coded with the tables
+// sequencesSection picks; codes is scratch space, returned for
 // reuse.
 func blockContent(dst, lits []byte, seqs []sequence, codes []seqCodes, huff *huff0.Scratch) ([]byte, []seqCodes) {
 	dst = literalsSection(dst, lits, huff)
@@ -67,15 +66,21 @@ func literalsSection(dst, lits []byte, huff *huff0.Scratch) []byte {
 
 // minCompressed is the fewest sequences for which a block also tries
 // tables of its own (FSE_Compressed_Mode): below it a table's description
-// costs more than it can save.
-const minCompressed = 32
+// costs more than it can save. From onlyFitted sequences on, the fitted
+// tables are the only ones tried: their descriptions, a few tens of bytes,
+// are then far below what the predefined tables' misfit costs.
+const (
+	minCompressed = 32
+	onlyFitted    = 1024
+)
 
 // sequencesSection appends §3.1.1.3.2: Number_of_Sequences, the
 // Symbol_Compression_Modes byte, each stream's table description, then the
 // bitstream. A stream whose sequences all have one code is RLE (mode 1:
 // the code is its description, and it costs no bits); the others are
-// Predefined (mode 0) or, where that makes the section smaller, tables
-// fitted to the block's codes (mode 2, FSE_Compressed). codes is scratch
+// Predefined (mode 0) or, where that makes the section smaller (and
+// always from onlyFitted sequences on), tables fitted to the block's codes
+// (mode 2, FSE_Compressed). codes is scratch
 // space, returned for reuse.
 func sequencesSection(dst []byte, seqs []sequence, codes []seqCodes) ([]byte, []seqCodes) {
 	n := len(seqs)
@@ -122,6 +127,9 @@ func sequencesSection(dst []byte, seqs []sequence, codes []seqCodes) ([]byte, []
 			norm := normalize(hist[k][:], n, log)
 			fitted[k] = stream{mode: 2, f: newFSECoder(norm), desc: norm.description(nil)}
 		}
+	}
+	if n >= onlyFitted {
+		return appendSequences(dst, codes, fitted), codes
 	}
 	start := len(dst)
 	dst = appendSequences(dst, codes, fixed)

@@ -13,9 +13,9 @@
 // its hash tables' reach, and libzstd would need cgo, while the window a
 // successor needs is rarely a power of two (a 12 MiB predecessor's limit is
 // 15 MiB, and 16 MiB would pass it). The coder finds matches across the
-// whole window, codes sequences with the format's predefined tables or RLE
-// and literals raw or with klauspost's Huffman coder (huff0), and states a
-// window no match passes.
+// whole window, codes sequences with the format's predefined tables, RLE
+// or tables fitted to each block, and literals raw or with klauspost's
+// Huffman coder (huff0), and states a window no match passes.
 //
 // # Readings
 //

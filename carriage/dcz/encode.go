@@ -228,7 +228,7 @@ func trailingZeroBytes(x uint64) int { return bits.TrailingZeros64(x) / 8 }
 func (c *coder) fill(r io.Reader, want int) (eof bool, err error) {
 	for len(c.succ) < want {
 		if len(c.succ) == cap(c.succ) {
-			c.succ = slices.Grow(c.succ, max(len(c.succ), 1<<20))
+			c.succ = slices.Grow(c.succ, max(len(c.succ), blockMax+1))
 		}
 		n, err := r.Read(c.succ[len(c.succ):cap(c.succ)])
 		c.succ = c.succ[:len(c.succ)+n]

@@ -12,27 +12,27 @@ import (
 )
 
 // The coder's shape. Matches are found two ways: the most recent offset
-// is tried at every position where literals are pending (in a successor
-// that differs from its predecessor by changed bytes, every match after the
-// first has the offset of the one before), and a hash table of anchors
-// finds the rest, from anywhere in the window (long-distance matching). An
-// anchor is a position whose 8 bytes hash to a value with anchorBits low
-// bits of a kind, 1 in 2^anchorBits: chosen by content, the predecessor and
-// the successor choose the same bytes wherever they lie, so a match of a
-// few tens of bytes holds one at any alignment, and only anchors are looked
-// up (each look a cache miss, in a table of up to 32 MiB). A match found
-// there is extended backward over the pending literals.
+// is tried at every position, and just past a byte where it fails (in a
+// successor that differs from its predecessor by changed bytes, every
+// match after the first has the offset of the one before), and a hash
+// table of anchors finds the rest, from anywhere in the window
+// (long-distance matching). An anchor is a position whose 8 bytes' hash has
+// anchorBits chosen bits all 0, 1 position in 2^anchorBits: chosen by
+// content, the predecessor and the successor choose the same bytes
+// wherever they lie, so a match of a few tens of bytes holds one at any
+// alignment, and only anchors are looked up (each look a cache miss, in a
+// table of up to 32 MiB). A match found there is extended backward over
+// the pending literals.
 const (
-	blockMax      = 128 << 10 // Block_Maximum_Size, the window being larger (RFC 8878 §3.1.1.2.4)
-	anchorBits    = 5
-	minRepMatch   = 3  // the shortest match the format has
-	minHashMatch  = 8  // the hashed string's length
-	maxTableLog   = 22 // 32 MiB of table at most, for a 128 MiB window
-	minTableLog   = 12
-	skipLog       = 10 // past each 2^skipLog literals in a run, one more byte skipped per step
-	maxStep       = 8
-	hashMul       = 0x9E3779B97F4A7C15
-	initialOffset = 1 // the repeat offsets 1, 4, 8 a raw dictionary starts with (§5)
+	blockMax     = 128 << 10 // Block_Maximum_Size, the window being larger (RFC 8878 §3.1.1.2.4)
+	anchorBits   = 5
+	minRepMatch  = 3  // the shortest match the format has
+	minHashMatch = 8  // the hashed string's length
+	maxTableLog  = 22 // 32 MiB of table at most, for a 128 MiB window
+	minTableLog  = 12
+	skipLog      = 10 // past each 2^skipLog literals in a run, one more byte skipped per step
+	maxStep      = 8
+	hashMul      = 0x9E3779B97F4A7C15
 )
 
 // coder holds one frame's state. Positions are virtual: 0 is the
@@ -56,7 +56,7 @@ type coder struct {
 func newCoder(dict []byte) *coder {
 	window, _ := frameWindow(uint64(len(dict)))
 	c := &coder{dict: dict, window: int(window), base: max(len(dict)-int(window), 0),
-		rep: [3]int{initialOffset, 4, 8}, sum: xxhash.New()}
+		rep: [3]int{1, 4, 8}, sum: xxhash.New()} // §3.1.2.5: the repeat offsets a raw dictionary starts with
 	indexed := len(dict) - c.base
 	log := uint(minTableLog)
 	for log < maxTableLog && 1<<log < indexed>>anchorBits {

@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"math/bits"
-	"slices"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/klauspost/compress/huff0"
@@ -39,7 +38,9 @@ const (
 // predecessor's first byte, len(dict) the successor's.
 type coder struct {
 	dict   []byte
-	succ   []byte // the successor's bytes read so far
+	succ   []byte // the successor's bytes read and still in reach, from position len(dict) + drop
+	drop   int    // the successor's bytes let go: no match can reach them
+	keep   int    // how many bytes of the successor behind the block are kept: the window and a slack
 	window int
 	table  []uint64 // by hash: an anchor's position - base + 1 (low 32 bits; 0 is empty) and its hash's low 32 bits
 	shift  uint
@@ -55,7 +56,7 @@ type coder struct {
 
 func newCoder(dict []byte) *coder {
 	window, _ := frameWindow(uint64(len(dict)))
-	c := &coder{dict: dict, window: int(window), base: max(len(dict)-int(window), 0),
+	c := &coder{dict: dict, window: int(window), keep: int(window + window/4), base: max(len(dict)-int(window), 0),
 		rep: [3]int{1, 4, 8}, sum: xxhash.New()} // §3.1.2.5: the repeat offsets a raw dictionary starts with
 	indexed := len(dict) - c.base
 	log := uint(minTableLog)
@@ -71,12 +72,13 @@ func newCoder(dict []byte) *coder {
 	return c
 }
 
-// bytesAt is the run of bytes from position p to the end of its part.
+// bytesAt is the run of bytes from position p to the end of its part; p is
+// the predecessor's or a kept byte of the successor's.
 func (c *coder) bytesAt(p int) []byte {
 	if p < len(c.dict) {
 		return c.dict[p:]
 	}
-	return c.succ[p-len(c.dict):]
+	return c.succ[p-len(c.dict)-c.drop:]
 }
 
 // hashAt is the hash of the 8 bytes at p, which lie in one part.
@@ -135,12 +137,12 @@ func (c *coder) matchLen(src, i, end int) int {
 	return n
 }
 
-// block finds the sequences of the successor's bytes [start, end), a block,
-// with the repeat offsets it starts from, and returns the ones it ends with.
+// block finds the sequences of the bytes succ[start:end], a block, with
+// the repeat offsets it starts from, and returns the ones it ends with.
 func (c *coder) block(start, end int, rep [3]int) [3]int {
 	c.lits, c.seqs = c.lits[:0], c.seqs[:0]
-	d := len(c.dict)
-	lit := start // the first pending literal
+	d := len(c.dict) + c.drop // the position of succ[0]
+	lit := start              // the first pending literal
 	for i := start; i < end; {
 		cur := d + i
 		// The first byte's test spares a call where the offset fails.
@@ -224,11 +226,15 @@ func (c *coder) emit(lit, i, n, dist int, rep *[3]int) int {
 
 func trailingZeroBytes(x uint64) int { return bits.TrailingZeros64(x) / 8 }
 
-// fill reads the successor until it holds want bytes or r ends.
+// fill reads the successor until succ holds want bytes or r ends. succ
+// grows by doubling, to no more than keep and two blocks: trim holds it
+// there.
 func (c *coder) fill(r io.Reader, want int) (eof bool, err error) {
 	for len(c.succ) < want {
 		if len(c.succ) == cap(c.succ) {
-			c.succ = slices.Grow(c.succ, max(len(c.succ), blockMax+1))
+			more := min(max(len(c.succ), blockMax+1), c.keep+2*blockMax+1-len(c.succ))
+			grown := make([]byte, len(c.succ), len(c.succ)+max(more, blockMax+1))
+			c.succ = grown[:copy(grown, c.succ)]
 		}
 		n, err := r.Read(c.succ[len(c.succ):cap(c.succ)])
 		c.succ = c.succ[:len(c.succ)+n]
@@ -250,8 +256,11 @@ func (c *coder) fill(r io.Reader, want int) (eof bool, err error) {
 // is smaller and Raw otherwise (a Raw block leaves the repeat offsets as
 // they were, §3.1.2.5); then the low 4 bytes of the content's XXH64.
 func frame(w io.Writer, dict []byte, r io.Reader) error {
-	c := newCoder(dict)
-	_, wd := frameWindow(uint64(len(dict)))
+	return newCoder(dict).frame(w, r)
+}
+
+func (c *coder) frame(w io.Writer, r io.Reader) error {
+	_, wd := frameWindow(uint64(len(c.dict)))
 	if _, err := w.Write([]byte{0x28, 0xB5, 0x2F, 0xFD, 0x04, wd}); err != nil {
 		return err
 	}
@@ -283,9 +292,26 @@ func frame(w io.Writer, dict []byte, r io.Reader) error {
 		if last {
 			break
 		}
+		pos = c.trim(pos)
 	}
 	var sum [4]byte
 	binary.LittleEndian.PutUint32(sum[:], uint32(c.sum.Sum64()))
 	_, err := w.Write(sum[:])
 	return err
+}
+
+// trim lets go of the successor's bytes that no match can reach any more,
+// those more than a window behind pos (the next block's start), once keep
+// of them are held, and returns pos in the trimmed succ. Each trim moves
+// a window of bytes for a quarter window coded (four bytes moved for each
+// coded, at memmove's speed); what it saves is the rest of a long
+// successor's memory.
+func (c *coder) trim(pos int) int {
+	if pos <= c.keep {
+		return pos
+	}
+	k := pos - c.window
+	c.succ = c.succ[:copy(c.succ, c.succ[k:])]
+	c.drop += k
+	return pos - k
 }

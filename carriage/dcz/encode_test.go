@@ -435,3 +435,58 @@ func (r *fwdReader) read(n uint) int {
 	}
 	return v
 }
+
+// TestLongSuccessor: a successor five windows long (40 MiB against a 1 MiB
+// predecessor, window 8 MiB) is held to the window and its slack while it
+// is coded, and still decodes, its runs repeated from within the window
+// found and those from further back not reached.
+func TestLongSuccessor(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	pred, _ := changedPair(1<<20, 0, false, 14)
+	var succ []byte
+	for len(succ) < 40<<20 {
+		switch k := rng.IntN(4); {
+		case k == 0 || len(succ) < 1<<20: // new bytes
+			fresh, _ := changedPair(1<<20, 0, false, rng.Uint64())
+			succ = append(succ, fresh...)
+		case k == 1: // a run from 1 to 7 MiB back, in the window
+			q := len(succ) - (1+rng.IntN(7))<<20
+			succ = append(succ, succ[max(q, 0):max(q, 0)+1<<20]...)
+		case k == 2: // a run from 9 MiB or more back, past it
+			if len(succ) > 10<<20 {
+				q := rng.IntN(len(succ) - 9<<20 - 1<<20)
+				succ = append(succ, succ[q:q+1<<20]...)
+			}
+		default: // the predecessor, changed
+			_, s := changedPair(1<<20, 5, false, 14)
+			succ = append(succ, s...)
+		}
+	}
+	c := newCoder(pred)
+	var body bytes.Buffer
+	if err := c.frame(&body, bytes.NewReader(succ)); err != nil {
+		t.Fatal(err)
+	}
+	if held, most := cap(c.succ), c.keep+4*blockMax; held > most {
+		t.Errorf("the coder held %d bytes of the successor, past the window, its slack and two blocks: %d", held, most)
+	}
+	if c.drop == 0 {
+		t.Error("nothing of the successor was let go")
+	}
+	if body.Len() > len(succ)*3/4 {
+		t.Errorf("a %d-byte body of a %d-byte successor: the runs in the window were not found", body.Len(), len(succ))
+	}
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderDictRaw(0, pred), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dec.Close()
+	got, err := dec.DecodeAll(body.Bytes(), nil)
+	if err != nil || !bytes.Equal(got, succ) {
+		t.Fatalf("klauspost's decoding: %v, equal %v", err, bytes.Equal(got, succ))
+	}
+	withHeader := append(append(bytes.Clone(Magic[:]), make([]byte, 32)...), body.Bytes()...)
+	sum := sha256.Sum256(pred)
+	copy(withHeader[8:], sum[:])
+	stockDecodes(t, pred, withHeader, succ)
+}

@@ -87,7 +87,9 @@ func WindowLimit(dictLen uint64) uint64 {
 // Encode writes the dcz coding of the bytes r yields against dict to w: the
 // header and one frame that uses dict as a raw dictionary, coded by this
 // package (encode.go): its window the largest H5's limit admits and its
-// matches reaching across the whole predecessor within it.
+// matches reaching across the whole predecessor within it. The successor
+// is read as it is coded and each block written as it is made; of the
+// successor, no more than 1.25 windows and two blocks are held.
 func Encode(w io.Writer, dict []byte, r io.Reader) error {
 	return EncodeSum(w, dict, sha256.Sum256(dict), r)
 }

@@ -3,13 +3,27 @@
 // naming the dictionary by its SHA-256, then one Zstandard frame (RFC 8878)
 // that uses the predecessor's bytes as a raw (prefix) dictionary.
 //
-// Use Encode to make a coded body (the server and `waiops prior dcz`) and
-// Decode to read one a server sent (the fetcher). The frame's window is read
-// from its header before anything is decoded; the Zstandard decoding itself
-// is github.com/klauspost/compress/zstd's.
+// Use Encode (EncodeSum, EncodeAt) to make a coded body (the server and
+// `waiops prior dcz`) and Decode (DecodeAt) to read one a server sent (the
+// fetcher). The frame's window is read from its header before anything is
+// decoded; the Zstandard decoding itself is github.com/klauspost/compress/zstd's.
+//
+// The frame is this package's own (encode.go): klauspost's encoder takes
+// only power-of-two windows and finds few matches in a raw dictionary past
+// its hash tables' reach, and libzstd would need cgo, while the window a
+// successor needs is rarely a power of two (a 12 MiB predecessor's limit is
+// 15 MiB, and 16 MiB would pass it). The coder finds matches across the
+// whole window, codes sequences with the format's predefined tables, RLE
+// or tables fitted to each block, and literals raw or with klauspost's
+// Huffman coder (huff0), and states a window no match passes.
 //
 // # Readings
 //
+//   - The window Encode states is the largest the Window_Descriptor can
+//     state within H5's limit (frameWindow), not the successor's length:
+//     a frame that is not a single segment can be coded as it is read. No
+//     match reaches further back than it, so a predecessor longer than the
+//     window (past 102.4 MiB) is reached only in its last window's bytes.
 //   - H5's window limit, max(8 MiB, 1.25 × the dictionary's length) capped
 //     at 128 MiB, is taken in integers as max(8 MiB, d + ⌊d / 4⌋), capped; a
 //     window equal to the limit is admitted.
@@ -70,41 +84,27 @@ func WindowLimit(dictLen uint64) uint64 {
 	return max(minWindowLimit, scaled)
 }
 
-// encoderWindow is the largest power of two the limit admits, the window
-// Encode asks of the encoder.
-func encoderWindow(dictLen uint64) int {
-	limit := WindowLimit(dictLen)
-	w := 1
-	for uint64(w)*2 <= limit {
-		w *= 2
-	}
-	return w
+// Encode writes the dcz coding of the bytes r yields against dict to w: the
+// header and one frame that uses dict as a raw dictionary, coded by this
+// package (encode.go): its window the largest H5's limit admits and its
+// matches reaching across the whole predecessor within it. The successor
+// is read as it is coded and each block written as it is made; of the
+// successor, no more than 1.25 windows and two blocks are held.
+func Encode(w io.Writer, dict []byte, r io.Reader) error {
+	return EncodeSum(w, dict, sha256.Sum256(dict), r)
 }
 
-// Encode writes the dcz coding of the bytes r yields against dict to w: the
-// header and one frame that uses dict as a raw dictionary, its window the
-// largest power of two H5's limit admits. The encoder runs at klauspost's
-// SpeedBetterCompression: its faster levels find few matches in a raw
-// dictionary of more than a window's hash span, which leaves a successor
-// of a few changed bytes nearly its own size.
-func Encode(w io.Writer, dict []byte, r io.Reader) error {
-	sum := sha256.Sum256(dict)
+// EncodeSum is Encode for a caller that knows dict's SHA-256 (a server,
+// whose sets are named by it): dictSum is written as the header's hash
+// unchecked, which saves hashing the predecessor on every coding.
+func EncodeSum(w io.Writer, dict []byte, dictSum [32]byte, r io.Reader) error {
 	if _, err := w.Write(Magic[:]); err != nil {
 		return err
 	}
-	if _, err := w.Write(sum[:]); err != nil {
+	if _, err := w.Write(dictSum[:]); err != nil {
 		return err
 	}
-	enc, err := zstd.NewWriter(w, zstd.WithEncoderDictRaw(0, dict), zstd.WithWindowSize(encoderWindow(uint64(len(dict)))),
-		zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(true), zstd.WithEncoderLevel(zstd.SpeedBetterCompression))
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(enc, r); err != nil {
-		enc.Close()
-		return err
-	}
-	return enc.Close()
+	return frame(w, dict, r)
 }
 
 // Decode reads a dcz body from r, coded against dict, whose SHA-256 is

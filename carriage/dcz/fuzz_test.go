@@ -78,3 +78,24 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRoundTrip: any successor coded against any predecessor decodes, with
+// klauspost's decoder and through Decode, to itself. The predecessor is
+// the first half of the input and the successor the rest.
+func FuzzRoundTrip(f *testing.F) {
+	pred, succ := pair(1 << 12)
+	f.Add(append(bytes.Clone(pred), succ...), len(pred))
+	f.Add([]byte("abcabcabcabcabcabcabcabc"), 3)
+	f.Fuzz(func(t *testing.T, in []byte, cut int) {
+		cut = min(max(cut, 0), len(in))
+		pred, succ := in[:cut], in[cut:]
+		var b bytes.Buffer
+		if err := Encode(&b, pred, bytes.NewReader(succ)); err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := Decode(bytes.NewReader(b.Bytes()), pred, sha256.Sum256(pred), &out); err != nil || !bytes.Equal(out.Bytes(), succ) {
+			t.Fatalf("Decode: %v", err)
+		}
+	})
+}

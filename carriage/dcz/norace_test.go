@@ -1,0 +1,5 @@
+//go:build !race
+
+package dcz
+
+const raceEnabled = false

@@ -12,25 +12,8 @@
 //
 // # Readings
 //
-//   - §17.1's saving subtracts the pinned rendition's bytes "and of the
-//     records that name the set and that the sink fetches with it". H6 gives
-//     a title only pinned_bytes and classical_bytes, so pinned_bytes is read
-//     as the pinned rendition with those records: whoever states the plan
-//     counts the records in it.
-//   - A sink's titles in the outcome are every title of the plan, in plan
-//     order, each with the rendition §17.2 step 4 gives it for that sink.
-//   - A generation names coded_against and coded_bytes both or neither; a
-//     sink's holds names no generation twice; there is at least one sink.
-//   - Ids, the span's instants and every other string are printable ASCII,
-//     so that the outcome's canonical JSON can write them; an instant is
-//     YYYY-MM-DDTHH:MM:SS, optional fraction, then Z (RFC 3339 in UTC),
-//     and two are compared exactly, every digit of the fraction counted. A
-//     second of 60 (RFC 3339's leap second) is refused: no table of leap
-//     seconds is held to say which minutes have one.
-//   - cap is read as byte counts and counts are: a number or a decimal
-//     string, 1 to 2^63 − 1. A decimal string has no sign and no leading
-//     zero; a number has no fraction and no exponent.
-//   - A plan is at most MaxPlanBytes bytes and nests at most 8 levels.
+// docs/READINGS.md, section "Amortisation plans (carriage/amortise)",
+// states the readings this package follows.
 package amortise
 
 import (

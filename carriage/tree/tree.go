@@ -26,14 +26,8 @@
 //
 // # Readings
 //
-//   - Writing: a set of one piece, of more than 65,536 pieces or of no bytes
-//     has no head (§19.1: "a set that fits in one piece is pinned in its inner
-//     form"); Write refuses it tree_head_malformed, a g past 16 too, and an
-//     inner form step 2 would refuse tree_inner_form, so it writes no head a
-//     reader refuses.
-//   - Verify reads exactly the head's L bytes; a piece the file ends inside
-//     or before is tree_piece_mismatch, and a file with bytes past L is
-//     tree_digest_mismatch (its bytes are not the set's).
+// docs/READINGS.md, section "Chunk trees (carriage/tree)",
+// states the readings this package follows.
 package tree
 
 import (

@@ -1,7 +1,7 @@
 // Package carriage holds the forms a parameter set travels in once it
-// leaves its origin (prior-carriage.md §15 to §19): usage statements
+// leaves its origin (prior-carriage §15 to §19): usage statements
 // (§18.1), wai.prior.set listings and the statement a listing binds
-// (DECISIONS H1, §18.1), and sealed sets, wai.prior.sealed (§18.2).
+// (D-H1, §18.1), and sealed sets, wai.prior.sealed (§18.2).
 // Chunk-tree heads (§19) and amortisation plans (§17) are its
 // subpackages tree and amortise.
 //

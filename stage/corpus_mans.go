@@ -194,7 +194,7 @@ func mansCases() []corpusCase {
 	bad["mode"] = "tans"
 	cs = append(cs, mansCase("mode_tans", bad, m, -1))
 	// §14.1: memory is lowercase hexadecimal; an uppercase digit is a
-	// malformed operand (DECISIONS E), under either mode.
+	// malformed operand (docs/READINGS.md D-E), under either mode.
 	for _, in := range []map[string]any{sgmIn(mem, pmf, bounds, sp), facIn(mem, []FacRow{randFacRow(rng)}, []int64{4})} {
 		in["memory"] = strings.ToUpper(in["memory"].(string))
 		cs = append(cs, mansCase(in["mode"].(string)+"_memory_uppercase_hex", in, m, -1))

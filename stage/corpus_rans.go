@@ -357,7 +357,7 @@ func endCases(rng *rand.Rand, tr string) []corpusCase {
 	return cs
 }
 
-// ransConditionCases are E1's conditions (DECISIONS E included), each
+// ransConditionCases are E1's conditions (docs/READINGS.md D-E included), each
 // refused model_mismatch at −1 before any symbol.
 func ransConditionCases() []corpusCase {
 	base := ransMode{"t4097", "lenient", "canonical"}
@@ -421,7 +421,7 @@ func ransConditionCases() []corpusCase {
 	bad["stream"] = "zz"
 	cs = append(cs, ransCase(base, "stream_not_hex", bad, mm, -1))
 	// §14.1: bytes are lowercase hexadecimal; uppercase digits are a
-	// malformed operand (DECISIONS E), not the same bytes.
+	// malformed operand (D-E), not the same bytes.
 	upper := ransIn(good, tables, one)
 	upper["stream"] = strings.ToUpper(upper["stream"].(string))
 	cs = append(cs, ransCase(base, "stream_uppercase_hex", upper, mm, -1))

@@ -52,7 +52,7 @@ func strictModes(lo, hi int64, final bool) RansModes {
 	return RansModes{Strict: true, Lo: lo, Hi: hi, FinalOnly: final}
 }
 
-// TestRansHandWorked decodes streams worked by hand from DECISIONS B.
+// TestRansHandWorked decodes streams worked by hand from docs/READINGS.md D-B.
 func TestRansHandWorked(t *testing.T) {
 	var d RansDecoder
 	// Symbol 1 of quarter, encoded from x = 2^31: x = ⌊2^31/16384⌋·2^16 +

@@ -1,5 +1,5 @@
 // Package stage implements the stage operators E1–E13 of wai-ops/1
-// (integer-operators.md §5E): the entropy and sample-domain steps a
+// (integer-operators §5E): the entropy and sample-domain steps a
 // capability's driver runs outside any graph — rans64_decode, dequantize,
 // bucket, coded, scale_index, block_stat, band_lookup, mans_decode,
 // residual_step, mc_predict, up2_predict, rate_predict and coding_order —

@@ -34,7 +34,7 @@ var Parts = []Part{
 	{"graphs", []string{"ops", "graphs"}, Generate},
 	// The stage-operator vectors of §14.1 (package stage).
 	{"stage", []string{"stage"}, stageFiles},
-	// The prior-carriage corpus (prior-carriage.md §14, package prior).
+	// The prior-carriage corpus (prior-carriage §14, package prior).
 	{"prior", []string{"prior"}, under("prior", prior.CorpusFiles)},
 	// The §14.3 certificates and lowered graphs (package drivers).
 	{"certificates", []string{"certificates"}, under("certificates", drivers.CorpusFiles)},

@@ -1,5 +1,5 @@
-// Package amortise applies prior-carriage.md §17.2, the amortisation rule
-// charged per sink, to a stated plan (DECISIONS H6): for each sink, each
+// Package amortise applies prior-carriage §17.2, the amortisation rule
+// charged per sink, to a stated plan (D-H6): for each sink, each
 // generation's saving, cost and net, the generations kept, fetched and
 // evicted, each title's rendition, and the bytes the sink receives beside
 // the bytes it would receive with no set.
@@ -37,7 +37,7 @@ const MaxPlanBytes = 16 << 20
 // room to spare.
 const maxDepth = 8
 
-// Plan is a plan as DECISIONS H6 states it.
+// Plan is a plan as D-H6 states it.
 type Plan struct {
 	From, To    string // the span's instants as written
 	Cap         int64
@@ -83,7 +83,7 @@ func malformed(format string, args ...any) error {
 	return refusal.New(Malformed, format, args...)
 }
 
-// Read reads a plan (DECISIONS H6), refusing plan_malformed with a reason
+// Read reads a plan (D-H6), refusing plan_malformed with a reason
 // naming the rule it breaks.
 func Read(b []byte) (*Plan, error) {
 	if len(b) > MaxPlanBytes {

@@ -1,4 +1,4 @@
-// Package tree writes and reads the chunk-tree heads of prior-carriage.md
+// Package tree writes and reads the chunk-tree heads of prior-carriage
 // §19.1 (the form wai.prior.tree) and verifies a held set against one, piece
 // by piece and then against its SHA-256 (§19.2 steps 2 and 3).
 //
@@ -11,7 +11,7 @@
 //
 // The whole-set hash (root) is github.com/zeebo/blake3's ordinary hash, as
 // the design card names it. A piece's value is the non-root chaining value of
-// a subtree of BLAKE3's tree with its own first chunk counter (DECISIONS H9),
+// a subtree of BLAKE3's tree with its own first chunk counter (D-H9),
 // which zeebo/blake3 does not export. This package takes it from
 // lukechampine.com/blake3/guts rather than from a compression function of its
 // own: guts exposes exactly the parts the head needs (CompressChunk with a

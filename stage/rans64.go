@@ -117,10 +117,10 @@ func (d *RansDecoder) bits4() int64 {
 	return v
 }
 
-// escValue is the value of an escape's raw (D-B, §5E strict step 3):
+// EscapeValue is the value of an escape's raw (D-B, §5E strict step 3):
 // −⌊raw/2⌋ − 1 for odd raw, ⌊raw/2⌋ + (n − 2) for even raw. raw < 2^32, so
 // it fits i64.
-func escValue(raw int64, n int) int64 {
+func EscapeValue(raw int64, n int) int64 {
 	if raw&1 == 1 {
 		return -(raw >> 1) - 1
 	}
@@ -212,7 +212,7 @@ func (d *RansDecoder) symbol(cdf []uint32, o int64, m RansModes, i int64) (int64
 				raw |= last << (4 * j)
 			}
 		}
-		sym = escValue(raw, n) + o // nothing is saturated
+		sym = EscapeValue(raw, n) + o // nothing is saturated
 	} else {
 		sym = int64(s) + o
 	}
@@ -249,7 +249,7 @@ func (d *RansDecoder) lenient(s, n int, o int64, m RansModes, i int64) (int64, e
 		for j := range count {
 			raw |= d.bits4() << (4 * j)
 		}
-		sym = clamp(escValue(raw, n), minI32, maxI32) + o
+		sym = clamp(EscapeValue(raw, n), minI32, maxI32) + o
 	}
 	sym = clamp(sym, minI32, maxI32)
 	// §5E canonical end rule: stop at the first symbol during whose decode

@@ -6,8 +6,9 @@
 package stagecorpus
 
 import (
-	"github.com/waiops/waiops/stage"
 	"math/rand/v2"
+
+	"github.com/waiops/waiops/stage"
 )
 
 // The i32 and i16 ends (§5E widths) the generated operands aim at.

@@ -2,9 +2,10 @@ package stagecorpus
 
 import (
 	"fmt"
-	"github.com/waiops/waiops/stage"
 	"math/rand/v2"
 	"strings"
+
+	"github.com/waiops/waiops/stage"
 )
 
 // The mans_decode vectors: sgm with bounds 128 and 255 whose escapes are

@@ -1,8 +1,6 @@
 package stagecorpus
 
-import (
-	"testing"
-)
+import "testing"
 
 // TestCorpusIntent checks that every vector evaluates to the outcome its
 // generator meant (its id's claim), and that ids are unique per file.

@@ -121,7 +121,7 @@ func FuzzSealedHeader(f *testing.F) {
 }
 
 // FuzzListing: a listing is refused prior_not_held, or it is accepted and
-// then every path passes DECISIONS H1's rule, the paths ascend each once,
+// then every path passes docs/READINGS.md D-H1's rule, the paths ascend each once,
 // and Marshal writes exactly the bytes it was read from (H1: a listing is
 // its canonical JSON).
 func FuzzListing(f *testing.F) {

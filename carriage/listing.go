@@ -19,7 +19,7 @@ import (
 	"github.com/waiops/waiops/strictjson"
 )
 
-// SetDigestMismatch is DECISIONS H3's code for bytes whose SHA-256 is not
+// SetDigestMismatch is docs/READINGS.md D-H3's code for bytes whose SHA-256 is not
 // the digest they were asked under; a held file of a listing whose length
 // or SHA-256 is not the listing's is refused with it.
 const SetDigestMismatch refusal.Code = "set_digest_mismatch"
@@ -28,7 +28,7 @@ const SetDigestMismatch refusal.Code = "set_digest_mismatch"
 // statement (§18.1); a file of that name at any other path binds nothing.
 const UsagePath = "wai-usage.json"
 
-// ListedFile is one file of a wai.prior.set listing (DECISIONS H1).
+// ListedFile is one file of a wai.prior.set listing (D-H1).
 type ListedFile struct {
 	Path   string
 	Length uint64
@@ -36,12 +36,12 @@ type ListedFile struct {
 }
 
 // Listing is a wai.prior.set listing: its files in ascending byte order of
-// their paths, no path twice (DECISIONS H1).
+// their paths, no path twice (D-H1).
 type Listing struct {
 	Files []ListedFile
 }
 
-// CheckPath applies DECISIONS H1's path rule: 1 to 255 bytes of '!' to
+// CheckPath applies D-H1's path rule: 1 to 255 bytes of '!' to
 // '~' without '\', split by '/' into non-empty parts none of which is "."
 // or "..".
 func CheckPath(p string) error {
@@ -61,7 +61,7 @@ func CheckPath(p string) error {
 	return nil
 }
 
-// Marshal writes the listing's canonical JSON (DECISIONS H1; §8.5 of
+// Marshal writes the listing's canonical JSON (D-H1; §8.5 of
 // integer-operators), the bytes whose SHA-256 is the set's digest. It
 // refuses a path that breaks the rule, paths out of order or a path twice.
 func (l *Listing) Marshal() ([]byte, error) {
@@ -79,7 +79,7 @@ func (l *Listing) Marshal() ([]byte, error) {
 }
 
 // ReadListing reads a wai.prior.set listing: exactly the canonical bytes
-// Marshal writes for it (DECISIONS H1). A listing that does not read
+// Marshal writes for it (D-H1). A listing that does not read
 // leaves the set not held (prior_not_held, SPEC §3.1).
 func ReadListing(b []byte) (*Listing, error) {
 	bad := func(format string, args ...any) (*Listing, error) {
@@ -87,7 +87,7 @@ func ReadListing(b []byte) (*Listing, error) {
 	}
 	v, err := strictjson.Parse(b, 3)
 	if err != nil {
-		return bad("not JSON as DECISIONS H1 writes it: %v", err)
+		return bad("not JSON as D-H1 writes it: %v", err)
 	}
 	if v.Kind != strictjson.Object || len(v.Members) != 2 || v.Members[0].Name != "files" || v.Members[1].Name != "kind" {
 		return bad(`not an object of exactly "files" and "kind"`)
@@ -135,7 +135,7 @@ func ReadListing(b []byte) (*Listing, error) {
 
 // ListDir writes the listing of every file under dir, by its path
 // relative to dir with '/' between parts. A file that is not a regular
-// file, or whose path breaks DECISIONS H1's rule, is an error.
+// file, or whose path breaks D-H1's rule, is an error.
 func ListDir(dir string) ([]byte, error) {
 	l := &Listing{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -249,7 +249,7 @@ func holdFile(f ListedFile, open func(ListedFile) (io.ReadCloser, error), keep b
 	}
 	var sum [32]byte
 	h.Sum(sum[:0])
-	// DECISIONS H1: the file is the listing's when both its length and its
+	// D-H1: the file is the listing's when both its length and its
 	// SHA-256 are. The length is checked on its own: a listing may state a
 	// length one short of the bytes whose SHA-256 it states, and the file's
 	// first f.Length+1 bytes would then match the digest.

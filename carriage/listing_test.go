@@ -30,7 +30,7 @@ func TestCheckPath(t *testing.T) {
 	}
 }
 
-// TestListingBytes: the listing of two files is DECISIONS H1's canonical
+// TestListingBytes: the listing of two files is docs/READINGS.md D-H1's canonical
 // JSON, written out by hand, and reads back.
 func TestListingBytes(t *testing.T) {
 	a, b := sha256.Sum256([]byte("x")), sha256.Sum256(nil)
@@ -187,7 +187,7 @@ func TestHold(t *testing.T) {
 }
 
 // TestHoldLength: a held file is the listing's only when both its length
-// and its SHA-256 are the listing's (DECISIONS H1). A listing whose length
+// and its SHA-256 are the listing's (D-H1). A listing whose length
 // misstates its file's (one short of the file's bytes, whose SHA-256 it
 // states, or of a file that runs on past them) leaves the set not held.
 func TestHoldLength(t *testing.T) {

@@ -22,7 +22,7 @@ const (
 	SealedInnerForm refusal.Code = "sealed_inner_form" // step 2
 	SetKeyAbsent    refusal.Code = "set_key_absent"    // step 4: the set is not held (prior_not_held)
 	SetKeyMismatch  refusal.Code = "set_key_mismatch"  // step 5
-	// PriorNotHeld is SPEC §3.1 check 6's code (DECISIONS H10).
+	// PriorNotHeld is SPEC §3.1 check 6's code (docs/READINGS.md D-H10).
 	PriorNotHeld refusal.Code = "prior_not_held"
 )
 
@@ -155,11 +155,11 @@ func readFull(r io.Reader, b []byte) error {
 	return nil
 }
 
-// Keys are a sink's AES-128 keys by kid (DECISIONS H8).
+// Keys are a sink's AES-128 keys by kid (D-H8).
 type Keys map[[16]byte][16]byte
 
 // ReadKeys reads a keys file: a JSON object {"<kid hex>": "<key hex>"},
-// 32 lower-case hexadecimal digits each, no kid twice (DECISIONS H8).
+// 32 lower-case hexadecimal digits each, no kid twice (D-H8).
 func ReadKeys(b []byte) (Keys, error) {
 	v, err := strictjson.Parse(b, 1)
 	if err != nil {

@@ -23,11 +23,11 @@ const MaxUsage = 65536
 // statement's null.
 type Usage struct {
 	Licence        *string // an SPDX licence expression (SPDX 2.3 Annex D)
-	Terms          *string // an https URI (DECISIONS H7)
+	Terms          *string // an https URI (docs/READINGS.md D-H7)
 	ContentDerived bool
 	Redistribute   bool
 	// AIUsage is the ai_usage object's bytes as the statement writes them:
-	// ai-usage §3 is not held, so the object is kept as given (DECISIONS G).
+	// ai-usage §3 is not held, so the object is kept as given (D-G).
 	AIUsage []byte
 }
 
@@ -44,7 +44,7 @@ func ReadUsage(b []byte) (*Usage, error) {
 	if len(b) > MaxUsage {
 		return bad("%d bytes, past §18.1's 65 536", len(b))
 	}
-	// §18.1, DECISIONS H7: UTF-8 JSON in which no object names a member
+	// §18.1, D-H7: UTF-8 JSON in which no object names a member
 	// twice, at any depth. §18.1 states no nesting limit; a text of
 	// MaxUsage bytes cannot nest deeper than MaxUsage levels.
 	v, err := strictjson.Parse(b, MaxUsage)
@@ -94,7 +94,7 @@ func ReadUsage(b []byte) (*Usage, error) {
 			return bad("terms: %v", err)
 		}
 	}
-	// §18.1 and DECISIONS G: ai_usage is an object, kept as given, or null.
+	// §18.1 and D-G: ai_usage is an object, kept as given, or null.
 	switch a := m["ai_usage"]; {
 	case a.Kind == strictjson.Object:
 		u.AIUsage = append([]byte(nil), a.Raw...)
@@ -104,7 +104,7 @@ func ReadUsage(b []byte) (*Usage, error) {
 	return u, nil
 }
 
-// checkTerms applies §18.1's rule for terms and DECISIONS H7's reading of
+// checkTerms applies §18.1's rule for terms and D-H7's reading of
 // "an https URI": 8 to 2048 bytes, each '!' to '~', starting "https://",
 // read as a URI (RFC 3986, as net/url reads one) with a non-empty host.
 func checkTerms(s string) error {

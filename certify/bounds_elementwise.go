@@ -33,7 +33,7 @@ func boundsRelu(in []Interval) *nodeBounds {
 	return newNodeBounds(Interval{maxBig(in[0].Lo, zero), maxBig(in[0].Hi, zero)})
 }
 
-// §8.3 abs, restored by DECISIONS A.2.
+// §8.3 abs, restored by docs/READINGS.md D-A2.
 func boundsAbs(a *arith, in []Interval) *nodeBounds { return newNodeBounds(a.absIv(in[0])) }
 
 // §8.3 leaky: if l < 0, leaky.p is the corner hull of [l, min(h, −1)] and

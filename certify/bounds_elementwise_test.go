@@ -22,7 +22,7 @@ func TestElementwiseRules(t *testing.T) {
 		// add: [−7 − 7, 5 + 5]; chunk_add: [2·−7, 2·5].
 		{whg1.OpAdd, nil, 2, []uint32{0, 0}, nil, [2]int64{-14, 10}},
 		{whg1.OpChunkAdd, nil, 1, []uint32{0}, nil, [2]int64{-14, 10}},
-		// abs (DECISIONS A.2): l < 0 < h gives [0, max(7, 5)].
+		// abs (docs/READINGS.md D-A2): l < 0 < h gives [0, max(7, 5)].
 		{whg1.OpAbs, nil, 2, []uint32{0}, nil, [2]int64{0, 7}},
 		{whg1.OpRelu, nil, 2, []uint32{0}, nil, [2]int64{0, 5}},
 		{whg1.OpClamp, &whg1.ClampParams{Lo: -3, Hi: 4}, 2, []uint32{0}, nil, [2]int64{-3, 4}},

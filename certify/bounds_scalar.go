@@ -20,7 +20,7 @@ func expNeg(a *arith, nb *nodeBounds, u Interval) {
 	nb.set("exp.c", Interval{new(big.Int), a.mul(bi(23495), a.shr(a.mul(bi(88670), bi(88670)), 16))})
 }
 
-// §8.3 sigmoid with DECISIONS A.3: u is the image of [l, h] under |·|, then
+// §8.3 sigmoid with docs/READINGS.md D-A3: u is the image of [l, h] under |·|, then
 // the exp_neg_q16 rule; sig.num is the hull of [2^32, 2^32] (when h ≥ 0)
 // and [0, 65553·2^16] (when l < 0); the result is [0, 2^16].
 func boundsSigmoid(a *arith, in []Interval) *nodeBounds {

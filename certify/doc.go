@@ -1,5 +1,5 @@
 // Package certify is the bounds pass and the bounds certificate of
-// integer-operators.md §8: it gives every tensor, scalar and named
+// integer-operators §8: it gives every tensor, scalar and named
 // intermediate of a WHG1 graph an exact interval, decides which profiles
 // (acc32, acc64) and which subset (wai-ops/1-npu, §9.2) a parameter set
 // meets, writes the canonical certificate of §8.5, computes admissible

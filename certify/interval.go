@@ -148,7 +148,7 @@ func (a *arith) scaleIv(w *big.Int, x Interval) Interval {
 	return Interval{minBig(p, q), maxBig(p, q)}
 }
 
-// absIv is the image of [l, h] under |·| (DECISIONS A.2).
+// absIv is the image of [l, h] under |·| (docs/READINGS.md D-A2).
 func (a *arith) absIv(x Interval) Interval {
 	switch {
 	case x.Lo.Sign() >= 0:

@@ -19,10 +19,10 @@ func TestRuleCorners(t *testing.T) {
 	//    [clamp(0, 20, 30), clamp(0, 20, 30)] = [20, 20] (§8.1), while the
 	//    producer result stays [0, 0].
 	b.opPolicy(whg1.OpRelu, nil, 1, whg1.Clamp, 20, 30, 0)
-	// 2. abs: h ≤ 0 gives [−h, −l] = [5, 7] (DECISIONS A.2).
+	// 2. abs: h ≤ 0 gives [−h, −l] = [5, 7] (docs/READINGS.md D-A2).
 	s := b.op(whg1.OpAbs, nil, 1, 0)
 	// 3. sigmoid on [5, 7]: u = [5, 7], exp.nl = [0, 0]; h ≥ 0 and l ≥ 0, so
-	//    sig.num = [2^32, 2^32] alone (DECISIONS A.3).
+	//    sig.num = [2^32, 2^32] alone (D-A3).
 	b.op(whg1.OpSigmoid, nil, 1, s)
 	// 4. elu(−3) on [5, 7]: u = [max(0, −7), max(0, −5)] = [0, 0]; h > 0 and
 	//    l > 0, so the result is [max(5, 1), 7] alone.

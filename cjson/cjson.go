@@ -1,4 +1,4 @@
-// Package cjson writes and reads the canonical JSON of integer-operators.md
+// Package cjson writes and reads the canonical JSON of integer-operators
 // §8.5, which the certificate and every vector file (§14.1) use: no
 // whitespace, members in ascending byte order of their keys, every integer a
 // decimal string, strings of printable ASCII with only \" and \\ escaped.

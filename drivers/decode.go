@@ -49,7 +49,7 @@ func frameOf(t *tensor.T) (Frame, error) {
 	return f, nil
 }
 
-// SynthPayload is the int_synth payload of DECISIONS.md D: u16 H, W, C, S,
+// SynthPayload is the int_synth payload of docs/READINGS.md D-D: u16 H, W, C, S,
 // a reserved zero byte, then i8 latents [C][S][S].
 type SynthPayload struct {
 	H, W    int

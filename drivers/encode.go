@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 )
 
-// EncodeWHM writes a network in the layout of DECISIONS.md D (magic WAM1
+// EncodeWHM writes a network in the layout of docs/READINGS.md D-D (magic WAM1
 // when n.OneD). ParseWHM reads it back. The fields a tag does not carry are
 // not written. It is the inverse the corpus generator and tests use.
 func EncodeWHM(n *Network) []byte {
@@ -58,7 +58,7 @@ func EncodeWHM(n *Network) []byte {
 	return b
 }
 
-// EncodeWMB writes a WMB1 bundle (DECISIONS.md D).
+// EncodeWMB writes a WMB1 bundle (D-D).
 func EncodeWMB(bd *Bundle) []byte {
 	b := []byte("WMB1")
 	for _, p := range [][]byte{bd.HS, bd.Entropy, bd.GS, bd.Tables} {

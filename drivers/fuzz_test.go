@@ -27,7 +27,7 @@ func corpusFiles(lowering string) [][]File {
 	return out
 }
 
-// FuzzWHM reads WHM1 and WAM1 networks (DECISIONS D). A refusal is
+// FuzzWHM reads WHM1 and WAM1 networks (docs/READINGS.md D-D). A refusal is
 // model_mismatch; a network that reads writes back to the same bytes.
 func FuzzWHM(f *testing.F) {
 	for _, l := range []string{WHM1, WAM1, World} {

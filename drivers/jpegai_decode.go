@@ -8,7 +8,7 @@ import (
 
 // ScaleSegments are the parts of a wai.image.jpegai codestream that the
 // scale path reads (§13.6.1 Inputs). The codestream syntax (ISO/IEC
-// 6048-1) has no text here (DECISIONS.md G), so the driver takes the
+// 6048-1) has no text here (docs/READINGS.md D-G), so the driver takes the
 // segment payloads and the GRFS flags as given.
 type ScaleSegments struct {
 	SOZ, SORP, SORS []byte

@@ -50,7 +50,7 @@ type Set struct {
 	Capability *string
 	// SetSHA256 is the SHA-256 of the file for a one-file set, nil for a
 	// set of several files (whose wai.prior.set listing has no text here,
-	// DECISIONS.md G).
+	// docs/READINGS.md D-G).
 	SetSHA256   *string
 	Roles       []Role // in §13.0's order
 	Certificate []byte // canonical JSON (§8.5)

@@ -153,7 +153,7 @@ func TestLoadChecks(t *testing.T) {
 			layer(ls, 0)["in_ch"], layer(ls, 0)["weight"] = 0, []any{}
 		}), pm},
 		{"synth: certificate fails acc64", IntSynth, []File{{"int_synth.json", EncodeSynth(hugeWeights)}}, pm},
-		// §13.2 and DECISIONS.md D, model_mismatch.
+		// §13.2 and docs/READINGS.md D-D, model_mismatch.
 		{"whm: magic", WHM1, []File{{"g_s.whm", []byte("WHM2")}}, mm},
 		{"whm: truncated", WHM1, func() []File {
 			f := whmWith(func(*Network) {})
@@ -348,7 +348,7 @@ func TestCheckRanges(t *testing.T) {
 	if err != nil || p.lo[0] != -want || p.hi[0] != want {
 		t.Errorf("conv: got [%d, %d] (%v), want ±%d", p.lo[0], p.hi[0], err, want)
 	}
-	// Tag 4 (DECISIONS.md A.4): X·|slope_q| ≤ I64 with slope_q = −3.
+	// Tag 4 (D-A4): X·|slope_q| ≤ I64 with slope_q = −3.
 	net.Layers = append([]Layer{{Tag: TagLeaky, SlopeQ: -3, SlopeFrac: 1}}, net.Layers...)
 	if p, err = planNetwork(net, "g_s"); err != nil || p.hi[0] != div(i64, 3) || p.lo[0] != -div(i64, 3) {
 		t.Errorf("leaky: got [%d, %d] (%v), want ±%d", p.lo[0], p.hi[0], err, div(i64, 3))

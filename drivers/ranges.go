@@ -76,7 +76,7 @@ func layerPredicate(net *Network, l *Layer, c uint32) predicate {
 			return xr.Cmp(bigI64) <= 0
 		}
 	case TagLeaky:
-		// §13.2 tag 4, restored by DECISIONS.md A.4: X·|slope_q| ≤ I64.
+		// §13.2 tag 4, restored by docs/READINGS.md D-A4: X·|slope_q| ≤ I64.
 		s := maxAbs([]int64{l.SlopeQ})
 		return func(x *big.Int) bool {
 			return new(big.Int).Mul(x, s).Cmp(bigI64) <= 0

@@ -183,7 +183,7 @@ func SampleWorld() (t, gs []byte) {
 	return EncodeWHM(wt), EncodeWHM(wgs)
 }
 
-// SynthPayloadBytes writes an int_synth payload (DECISIONS D): u16 H, W, C,
+// SynthPayloadBytes writes an int_synth payload (docs/READINGS.md D-D): u16 H, W, C,
 // S, a reserved zero byte, then i8 latents[C][S][S].
 func SynthPayloadBytes(h, w, c, s int, latents []int8) []byte {
 	b := []byte{byte(h), byte(h >> 8), byte(w), byte(w >> 8), byte(c), byte(c >> 8), byte(s), byte(s >> 8), 0}

@@ -16,7 +16,7 @@ const (
 	TagLeaky = 4
 )
 
-// Network is one WHM1 or WAM1 network as DECISIONS.md D lays it out.
+// Network is one WHM1 or WAM1 network as docs/READINGS.md D-D lays it out.
 type Network struct {
 	Afrac, GF, Shift uint32
 	Layers           []Layer
@@ -115,7 +115,7 @@ func (r *nativeReader) ints(width uint64, dims ...uint32) []int64 {
 }
 
 // ParseWHM parses a WHM1 network (magic "WHM1") or, with oneD, a WAM1
-// network (magic "WAM1"), per DECISIONS.md D. Anything else, bytes after the
+// network (magic "WAM1"), per D-D. Anything else, bytes after the
 // last layer included, is malformed (model_mismatch).
 func ParseWHM(b []byte, oneD bool) (*Network, error) {
 	magic := "WHM1"
@@ -175,7 +175,7 @@ func ParseWHM(b []byte, oneD bool) (*Network, error) {
 	return n, nil
 }
 
-// Bundle is a WMB1 bundle (DECISIONS.md D): three WHM1 networks and the
+// Bundle is a WMB1 bundle (D-D): three WHM1 networks and the
 // tables section, which is the stage operators' data and is not lowered
 // (§13.4).
 type Bundle struct {

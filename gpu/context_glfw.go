@@ -18,7 +18,7 @@ type glContext struct{ win *glfw.Window }
 // context, made current. It needs a display (Xvfb will do).
 func newContext() (c *glContext, err error) {
 	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
-		return nil, errors.New("gpu: no display (DISPLAY is not set; start Xvfb, see scripts/setup.sh, or build with -tags egl)")
+		return nil, errors.New("gpu: no display (DISPLAY is not set: start an X server such as Xvfb, or build with -tags egl for a context without one)")
 	}
 	defer func() {
 		// go-gl/glfw logs a platform error (an X display it cannot open)

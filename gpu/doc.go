@@ -1,5 +1,5 @@
 // Package gpu is the OpenGL 4.3 compute fabric: it runs every WHG1 graph
-// whose certificate meets acc32 (integer-operators.md §7.2) with the GLSL
+// whose certificate meets acc32 (integer-operators §7.2) with the GLSL
 // compute shaders of package shaders, and computes exactly the integers the
 // CPU reference computes (§4).
 //

@@ -108,7 +108,7 @@ func (w *bitWriter) u(n int, v uint64) {
 }
 
 // ue writes v as the order-k exponential-Golomb code; the callers hold v
-// under 2^24 (§12.3, DECISIONS F).
+// under 2^24 (§12.3, docs/READINGS.md D-F).
 func (w *bitWriter) ue(k int, v uint64) {
 	for v >= 1<<k {
 		w.u(1, 0)

@@ -8,8 +8,8 @@ import (
 )
 
 // The context-adaptive binary arithmetic coding of an NNR_PT_INT payload
-// (prior-carriage.md Appendix A). Every quantity is an integer; the decoder
-// keeps its value exact in an int (no wrap: DECISIONS F bounds it below
+// (prior-carriage Appendix A). Every quantity is an integer; the decoder
+// keeps its value exact in an int (no wrap: docs/READINGS.md D-F bounds it below
 // range·128 < 2^16 before each bin), and the encoder's low is the 32-bit
 // word the appendix names.
 
@@ -145,11 +145,11 @@ func newDecoder(p []byte) (*decoder, error) {
 	return &decoder{p: p, pos: 2, rng: 510, value: 256*int64(p[0]) + int64(p[1]), need: -8}, nil
 }
 
-// check is DECISIONS F: every encoder leaves value < range·128 before each
+// check is D-F: every encoder leaves value < range·128 before each
 // bin; a payload that breaks it comes from no encoder.
 func (d *decoder) check() error {
 	if d.value >= int64(d.rng)*128 {
-		return refusal.New(NNCMalformed, "nnc: the coder's value %d is not below range·128 = %d before a bin at byte %d (DECISIONS F)", d.value, int64(d.rng)*128, d.pos)
+		return refusal.New(NNCMalformed, "nnc: the coder's value %d is not below range·128 = %d before a bin at byte %d (D-F)", d.value, int64(d.rng)*128, d.pos)
 	}
 	return nil
 }
@@ -222,7 +222,7 @@ func (d *decoder) bypassBits(k int) (int64, error) {
 }
 
 // finish reads the terminating bin and checks the stop bit; the payload is
-// the bytes read, and a byte left over is nnc_malformed (DECISIONS F).
+// the bytes read, and a byte left over is nnc_malformed (D-F).
 func (d *decoder) finish() error {
 	if err := d.check(); err != nil {
 		return err
@@ -235,7 +235,7 @@ func (d *decoder) finish() error {
 		return refusal.New(NNCMalformed, "nnc: the payload's last byte does not end in its stop bit (Appendix A)")
 	}
 	if d.pos != len(d.p) {
-		return refusal.New(NNCMalformed, "nnc: %d bytes follow the integer payload's end in its unit (DECISIONS F)", len(d.p)-d.pos)
+		return refusal.New(NNCMalformed, "nnc: %d bytes follow the integer payload's end in its unit (D-F)", len(d.p)-d.pos)
 	}
 	return nil
 }

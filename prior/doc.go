@@ -1,8 +1,8 @@
 // Package prior reads and writes integer priors in the tensor-file forms of
-// prior-carriage.md: safetensors (§9.1), GGUF version 3 (§9.2) and the NNC
+// prior-carriage: safetensors (§9.1), GGUF version 3 (§9.2) and the NNC
 // subset (§12, Appendix A), each with its canonical writer (§11), and loads
 // a file of the wai-int/1 profile (§10) into the native artifact (WHM1 or
-// WSR1, DECISIONS.md D) that the kernels read, byte for byte.
+// WSR1, docs/READINGS.md D-D) that the kernels read, byte for byte.
 //
 // Use it to turn a pinned prior file into the native bytes a decoder reads
 // (Load), to make the canonical file of a native artifact (Encode), or to
@@ -12,7 +12,7 @@
 //
 // # Readings
 //
-// Besides DECISIONS.md D and F, this package reads the spec so where its
+// Besides D-D and F, this package reads the spec so where its
 // text leaves a choice (a conformance report should name these):
 //
 //   - §12.1: a bitstream with no NNR_MPS is nnc_malformed; a unit of a
@@ -45,7 +45,7 @@ package prior
 
 import "github.com/waiops/waiops/refusal"
 
-// The refusal codes of prior-carriage.md §13.
+// The refusal codes of prior-carriage §13.
 const (
 	HeaderTruncated    refusal.Code = "header_truncated"
 	HeaderTooLarge     refusal.Code = "header_too_large"

@@ -7,7 +7,7 @@ import (
 	"github.com/waiops/waiops/internal/spectest"
 )
 
-// FuzzNative reads arbitrary native artifacts (WHM1 and WSR1, DECISIONS D)
+// FuzzNative reads arbitrary native artifacts (WHM1 and WSR1, docs/READINGS.md D-D)
 // through a binding into each form (§10.3, Encoding). A refusal carries a
 // §13 code; an artifact that encodes loads back (§10.3) to its binding and
 // to the very same native bytes, in every form.

@@ -163,7 +163,7 @@ func (st *nncState) readMPS(r *bitReader) error {
 	case indexed != 0:
 		return refusal.New(NNCNotRead, "nnc: topology elements referenced by index")
 	}
-	if qm&3 != 0 { // DECISIONS F: bit 0 or bit 1 brings the two fields
+	if qm&3 != 0 { // docs/READINGS.md D-F: bit 0 or bit 1 brings the two fields
 		if _, err := r.u(3, "mps_qp_density"); err != nil {
 			return err
 		}
@@ -393,7 +393,7 @@ func nduBody(t *Tensor) ([]byte, error) {
 		return nil, refusal.New(TensorMalformed, "nnc: tensor %q of shape %v has no NNC form", t.Name, t.Shape)
 	}
 	for _, d := range t.Shape {
-		// DECISIONS F: a dimension whose order-7 code passes 40 bits.
+		// D-F: a dimension whose order-7 code passes 40 bits.
 		if d >= 1<<24-128 {
 			return nil, refusal.New(ValueOutOfRange, "nnc: tensor %q: dimension %d has no 40-bit exponential-Golomb code", t.Name, d)
 		}

@@ -68,7 +68,7 @@ func Load(form Form, file []byte) (string, []byte, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	// §10.3 step 3: the metadata exactly (the key set too, DECISIONS F),
+	// §10.3 step 3: the metadata exactly (the key set too, docs/READINGS.md D-F),
 	// the binding registered, every tensor of a profile integer type.
 	name := f.Meta["wai.binding"]
 	want := metadata(form, name)

@@ -9,7 +9,7 @@ import (
 	"github.com/waiops/waiops/refusal"
 )
 
-// handWSR1 is a WSR1 laid out by hand (DECISIONS D): act_hi 258, one layer
+// handWSR1 is a WSR1 laid out by hand (docs/READINGS.md D-D): act_hi 258, one layer
 // of cout 12, k 1, shift 5; weights −18 to 17; biases (i − 6)·1000; mults
 // 1 to 11 then 65535.
 func handWSR1() (native, w, bias, mult []byte) {

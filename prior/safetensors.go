@@ -10,7 +10,7 @@ import (
 )
 
 // maxDepth is §9.1 step 3's nesting limit; the outermost value is level 1
-// (DECISIONS F). NNC topologies (§12.2) are read under it too.
+// (docs/READINGS.md D-F). NNC topologies (§12.2) are read under it too.
 const maxDepth = 64
 
 // maxHeader is §9.1 step 2's cap on the header's length N.

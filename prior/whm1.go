@@ -8,10 +8,10 @@ import (
 	"github.com/waiops/waiops/refusal"
 )
 
-// whm1 is the binding whm1/1 (§10.2): the WHM1 model of DECISIONS D.
+// whm1 is the binding whm1/1 (§10.2): the WHM1 model of docs/READINGS.md D-D.
 type whm1 struct{}
 
-// The WHM1 layer tags (DECISIONS D) and their kind tensors (§10.2).
+// The WHM1 layer tags (D-D) and their kind tensors (§10.2).
 var whmKind = [5]string{"convt", "conv", "igdn", "relu", "leaky"}
 
 const maxWHMLayers = 1000
@@ -240,7 +240,7 @@ func digits(s string) bool {
 	return len(s) > 0
 }
 
-// native writes the WHM1 artifact (DECISIONS D) from the slots' values.
+// native writes the WHM1 artifact (D-D) from the slots' values.
 func (whm1) native(slots []slot, vals [][]int64) []byte {
 	out := appendInts([]byte("WHM1"), 4, vals[0]...)
 	nLayers := 0

@@ -7,7 +7,7 @@ import (
 	"github.com/waiops/waiops/refusal"
 )
 
-// wsr1 is the binding wsr1/1 (§10.2): the WSR1 prior of DECISIONS D.
+// wsr1 is the binding wsr1/1 (§10.2): the WSR1 prior of docs/READINGS.md D-D.
 type wsr1 struct{}
 
 const (
@@ -133,7 +133,7 @@ func (wsr1) layout(f *File, _ bool) ([]slot, error) {
 	return wsrSlots(layers), nil
 }
 
-// native writes the WSR1 artifact (DECISIONS D) from the slots' values.
+// native writes the WSR1 artifact (D-D) from the slots' values.
 func (wsr1) native(slots []slot, vals [][]int64) []byte {
 	out := appendInts([]byte("WSR1"), 2, vals[0]...)
 	n := (len(slots) - 1) / 4

@@ -12,7 +12,7 @@ import "fmt"
 // Code is a refusal code exactly as the specs spell it.
 type Code string
 
-// The codes of integer-operators.md (§4, §5E, §10.5).
+// The codes of integer-operators (§4, §5E, §10.5).
 const (
 	ModelMismatch    Code = "model_mismatch"
 	TooLarge         Code = "too_large"

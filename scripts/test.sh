@@ -40,6 +40,7 @@ FUZZ_KEEP=0 scripts/fuzz.sh 5s
 echo "== corpus: vectors check"
 go build -o "$out/waiops" ./cmd/waiops
 "$out/waiops" vectors check vectors
+bash scripts/use-from-go.sh # the README's "Use it from Go" as written
 
 echo "== bench --quick (keeps it working; asserts outputs equal across fabrics, not speed)"
 "$out/waiops" bench --quick --out "$out/bench"

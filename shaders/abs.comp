@@ -1,4 +1,4 @@
-// abs (§5.5, DECISIONS A.1): |v|. acc32 certifies the result fits i32, so
+// abs (§5.5, docs/READINGS.md D-A1): |v|. acc32 certifies the result fits i32, so
 // v = −2^31 never reaches here.
 layout(local_size_x = LOCAL) in;
 uniform int N;

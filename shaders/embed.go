@@ -1,5 +1,5 @@
 // Package shaders holds the GLSL 4.30 compute shaders of the GPU fabric, one
-// per operator of wai-ops/1-i32 (integer-operators.md §9.1), named
+// per operator of wai-ops/1-i32 (integer-operators §9.1), named
 // <op>[_<variant>].comp, and common.glsl, the integer arithmetic every shader
 // shares (§2, §5.1, §7.3). Package gpu prepends the version line, the
 // variant's #defines, common.glsl and the storage bindings to each shader.

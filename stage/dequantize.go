@@ -14,8 +14,8 @@ func Dequantize(sym, f, base int64) (int64, error) {
 
 // DequantizeExact is E2 dequantize(sym, f, base) = sym·2^f + base over
 // exact integers of any size, as a §14.1 vector writes them: E2's own
-// refusals judge the operands, not an i64 reading (DECISIONS E, §5E
-// widths). An f above 62, or negative (DECISIONS E2), is refused first,
+// refusals judge the operands, not an i64 reading (docs/READINGS.md D-E, §5E
+// widths). An f above 62, or negative (D-E2), is refused first,
 // then a value that does not fit i64; both are field_range, and §14.1 puts
 // every refusal of dequantize at 0. sym and base may pass i64 when the value
 // does not: 2^63·2^0 + (−1) is 2^63 − 1.

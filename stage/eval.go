@@ -98,7 +98,7 @@ func evalRans(modes, in *operands) (map[string]any, error) {
 
 func evalDequantize(_, in *operands) (map[string]any, error) {
 	// E2's operands are read as exact integers: past i64 is E2's own
-	// field_range, not a width refusal (DECISIONS E, §5E widths).
+	// field_range, not a width refusal (docs/READINGS.md D-E, §5E widths).
 	sym, f, base := in.bigInt("sym"), in.bigInt("f"), in.bigInt("base")
 	if in.err != nil {
 		return nil, in.err

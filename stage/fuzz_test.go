@@ -13,7 +13,7 @@ import (
 // Fuzz targets for the two stream decoders of §5E. Tables, modes and
 // streams are all drawn from the fuzzer's bytes, so the table conditions
 // are fuzzed as well as the streams. Seeds are the committed corpus's
-// vectors (corpusCases, which writes vectors/stage).
+// vectors (the committed vectors/stage files).
 
 // ransTablesBytes lays tables out as the fuzz target reads them: per table
 // a u16 entry count, the entries as u32 and the offset as i64.
@@ -72,15 +72,15 @@ func ransModeBits(m RansModes) uint8 {
 // canonical stream that starts in the coder's range re-encodes to its own
 // bytes.
 func FuzzRans64(f *testing.F) {
-	for _, c := range corpusCases() {
+	for _, c := range committedVectors(f) {
 		if c.op != "rans64_decode" {
 			continue
 		}
-		m, err := RansModesOf(decoded(c.modes).(map[string]any))
+		m, err := RansModesOf(c.modes)
 		if err != nil {
 			continue
 		}
-		stream, tables, reads, err := RansInOf(decoded(c.in).(map[string]any))
+		stream, tables, reads, err := RansInOf(c.in)
 		if err != nil {
 			continue
 		}
@@ -199,8 +199,8 @@ func sgmPMFOf(b []byte, fix bool) [][]int64 {
 // at a position; a decode gives a symbol per position, 0 where unmasked, and
 // the same symbols on a second decode.
 func FuzzMansSgm(f *testing.F) {
-	for _, c := range corpusCases() {
-		in := &operands{op: "mans_decode", m: decoded(c.in).(map[string]any)}
+	for _, c := range committedVectors(f) {
+		in := &operands{op: "mans_decode", m: c.in}
 		if c.op != "mans_decode" || in.str("mode") != "sgm" {
 			continue
 		}
@@ -307,8 +307,8 @@ func checkMansRefusal(t *testing.T, err error, total int) {
 // counts of a byte each) and lengths (u16 each). A decode gives
 // Σ lengths symbols, each in 0..=63.
 func FuzzMansFac(f *testing.F) {
-	for _, c := range corpusCases() {
-		in := &operands{op: "mans_decode", m: decoded(c.in).(map[string]any)}
+	for _, c := range committedVectors(f) {
+		in := &operands{op: "mans_decode", m: c.in}
 		if c.op != "mans_decode" || in.str("mode") != "fac" {
 			continue
 		}

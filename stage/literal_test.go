@@ -17,7 +17,7 @@ import (
 )
 
 // An independent reading of E1 and E8, written line by line from §5E,
-// DECISIONS B and §14.1's at rules, with none of the decoders' shortcuts
+// docs/READINGS.md D-B and §14.1's at rules, with none of the decoders' shortcuts
 // (a linear cdf search, no reused buffers, a refusal raised at the step
 // that needs it). The tests compare the decoders with it on seeded random
 // streams that run out, escape, continue and saturate.
@@ -34,7 +34,7 @@ func litRans(stream []byte, tables []RansTable, reads []int, m RansModes) ([]int
 	for i := range w {
 		w[i] = uint64(binary.LittleEndian.Uint32(stream[4*i:]))
 	}
-	x, p := w[0]|w[1]<<32, 2 // DECISIONS B init
+	x, p := w[0]|w[1]<<32, 2 // D-B init
 	out, symOut := false, false
 	renorm := func() {
 		// x < 2^31, written as no bit at or above 31 (see RansDecoder.renorm:

@@ -17,7 +17,7 @@ func ScaleIndex(v, s, n int64) (int64, error) {
 
 // BandLookup is E7 band_lookup(v, e[0..m), table, row) = table[row][band]
 // with band = #{ k : v ≥ e_k }. row must lie in [0, rows) and, by
-// DECISIONS E, only the selected row must hold m + 1 entries (else
+// docs/READINGS.md D-E, only the selected row must hold m + 1 entries (else
 // model_mismatch at −1).
 func BandLookup(v int64, edges []int64, table [][]int64, row int64) (int64, error) {
 	if row < 0 || row >= int64(len(table)) {

@@ -189,7 +189,7 @@ func (d *MansDecoder) Sgm(stream []byte, tab *SgmTables, spans []Span) ([]int64,
 		if len(sp.Mask) != len(sp.Sigma) {
 			return nil, cond(refusal.ModelMismatch, "mans_decode: span %d has %d mask entries and %d distributions", k, len(sp.Mask), len(sp.Sigma))
 		}
-		// DECISIONS E: every σ is checked, masked or not.
+		// docs/READINGS.md D-E: every σ is checked, masked or not.
 		for i, s := range sp.Sigma {
 			if s < 0 || s >= rows || s >= int64(len(tab.bounds)) {
 				return nil, cond(refusal.ModelMismatch, "mans_decode: span %d position %d names distribution %d of %d rows and %d bounds", k, i, s, rows, len(tab.bounds))

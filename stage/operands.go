@@ -11,10 +11,10 @@ import (
 )
 
 // operands reads one vector's cjson-decoded in (or modes). The first
-// malformed operand sticks in err: by DECISIONS E, a stage operand that is
+// malformed operand sticks in err: by docs/READINGS.md D-E, a stage operand that is
 // not an integer, or a tensor whose data does not match its shape, is
 // refused model_mismatch at −1. Integers must fit i64, the widest operand
-// any stage operator takes (DECISIONS E, §5E widths), except E2's, which
+// any stage operator takes (D-E, §5E widths), except E2's, which
 // bigInt reads exactly.
 type operands struct {
 	op  string
@@ -135,7 +135,7 @@ func (o *operands) rows(key string) [][]int64 {
 }
 
 // hex reads bytes as §14.1 writes them, lowercase hexadecimal: any other
-// text, uppercase digits among it, is malformed (DECISIONS E: model_mismatch
+// text, uppercase digits among it, is malformed (D-E: model_mismatch
 // at −1).
 func (o *operands) hex(key string) []byte {
 	s := o.str(key)

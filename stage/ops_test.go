@@ -216,7 +216,7 @@ func TestAvg4(t *testing.T) {
 	}
 }
 
-// TestPredictors works DECISIONS C's predictors by hand.
+// TestPredictors works docs/READINGS.md D-C's predictors by hand.
 func TestPredictors(t *testing.T) {
 	// mc_predict, channel 0 = [10 20 30; 40 50 60].
 	frame := &tensor.T{Shape: tensor.Shape{C: 3, H: 2, W: 3}, Data: make([]int64, 18)}
@@ -284,7 +284,7 @@ func TestCodingOrder(t *testing.T) {
 // refusal); sym = 2^63 with base = −1 is 2^63·2^0 − 1 = 2^63 − 1, which
 // fits i64; sym = −2^63 − 1 with base = 1 is −2^63; one past either end is
 // field_range at 0; a sym that is no integer at all is a malformed operand
-// (model_mismatch at −1, DECISIONS E).
+// (model_mismatch at −1, D-E).
 func TestDequantizeWideOperands(t *testing.T) {
 	for _, c := range []struct{ sym, f, base, want string }{
 		{"1", "18446744073709551616", "0", `{"at":"0","refuse":"field_range"}`},

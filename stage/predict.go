@@ -7,9 +7,9 @@ import (
 	"github.com/waiops/waiops/tensor"
 )
 
-// avg4 is ⌊(a + b + c + d + 2) / 4⌋, the rounded mean of DECISIONS C's
+// avg4 is ⌊(a + b + c + d + 2) / 4⌋, the rounded mean of docs/READINGS.md D-C's
 // half-pel and Up2 predictions. Sample values are not range-checked
-// (DECISIONS C), so it is formed without the sum: each value is 4q + r with
+// (D-C), so it is formed without the sum: each value is 4q + r with
 // r ∈ [0, 4); the q's sum lies in [−2^63, 2^63 − 4] and the r's part adds
 // ⌊(Σr + 2)/4⌋ ∈ [0, 3]. For samples in [0, 255], as §5E's capabilities
 // have, every value formed is at most 4·255 + 2.
@@ -19,7 +19,7 @@ func avg4(a, b, c, d int64) int64 {
 	return q + (r+2)>>2
 }
 
-// MCPredict is E10 mc_predict (integer-payloads §3, DECISIONS C): the
+// MCPredict is E10 mc_predict (integer-payloads §3, D-C): the
 // prediction of channel c of pixel (y, x) of frame [3, h, w] moved by
 // (dy, dx) at mv_precision 1 (whole-pel) or 2 (half-pel units). Each
 // coordinate is clamped into the frame when its sample is read.
@@ -46,7 +46,7 @@ func MCPredict(frame *tensor.T, y, x, c, dy, dx, precision int64) (int64, error)
 	return avg4(at(y0, x0), at(y0, x1), at(y1, x0), at(y1, x1)), nil
 }
 
-// Up2Predict is E11 up2_predict (staged-delivery A.4, DECISIONS C): prev
+// Up2Predict is E11 up2_predict (staged-delivery A.4, D-C): prev
 // [c, h′, w′] predicts [c, d0, d1]. d0, d1 ≥ 1, h′ = ⌈d0/2⌉ and w′ = ⌈d1/2⌉
 // (else geometry_mismatch at −1); an output past 2^26 elements is then
 // too_large.
@@ -102,7 +102,7 @@ func abs(v int64) int64 {
 	return v
 }
 
-// RatePredict is E12 rate_predict (staged-delivery A.4 Rate, DECISIONS C):
+// RatePredict is E12 rate_predict (staged-delivery A.4 Rate, D-C):
 // prev [c, 1, n′] of i16 samples predicts [c, 1, d0]. Conditions: rate_num
 // and rate_den are u32 fields and the samples fit i16 (model_mismatch);
 // rate_num, rate_den and d0 are at least 1 and prev is [c, 1, n′] with

@@ -7,10 +7,10 @@ import (
 )
 
 // E1 rans64_decode: the base decode is CompressAI's 64-bit rANS (ryg_rans
-// rans64.h, 16-bit probabilities, 4-bit bypass groups), DECISIONS.md B, with
+// rans64.h, 16-bit probabilities, 4-bit bypass groups), docs/READINGS.md D-B, with
 // the modes of §5E.
 
-// ransL is DECISIONS B's L_RANS = 2^31: the state is renormalised below it.
+// ransL is D-B's L_RANS = 2^31: the state is renormalised below it.
 const ransL = 1 << 31
 
 // TableRule is E1's table rule.
@@ -92,7 +92,7 @@ type RansDecoder struct {
 	ranOut, symOut bool
 }
 
-// renorm is DECISIONS B's renormalisation: one word at most. x < L_RANS is
+// renorm is D-B's renormalisation: one word at most. x < L_RANS is
 // written x>>31 == 0 (the same test, as no bit of x at or above 2^31 is
 // set). Written x < 2^31 after bits4's x >>= 4, Go 1.26's s390x compiler
 // folds it to true: its rule for CMPUconst of an SRDconst sign-extends the
@@ -109,7 +109,7 @@ func (d *RansDecoder) renorm() {
 	}
 }
 
-// bits4 is DECISIONS B's bits(4).
+// bits4 is D-B's bits(4).
 func (d *RansDecoder) bits4() int64 {
 	v := int64(d.x & 15)
 	d.x >>= 4
@@ -117,10 +117,10 @@ func (d *RansDecoder) bits4() int64 {
 	return v
 }
 
-// escValue is the value of an escape's raw (DECISIONS B, §5E strict step 3):
+// EscapeValue is the value of an escape's raw (D-B, §5E strict step 3):
 // −⌊raw/2⌋ − 1 for odd raw, ⌊raw/2⌋ + (n − 2) for even raw. raw < 2^32, so
 // it fits i64.
-func escValue(raw int64, n int) int64 {
+func EscapeValue(raw int64, n int) int64 {
 	if raw&1 == 1 {
 		return -(raw >> 1) - 1
 	}
@@ -133,7 +133,7 @@ func escValue(raw int64, n int) int64 {
 // checks refuse, or len(reads) for a refusal at the end. The returned slice
 // is the decoder's own and is overwritten by its next Decode.
 func (d *RansDecoder) Decode(stream []byte, tables []RansTable, reads []int, m RansModes) ([]int64, error) {
-	// DECISIONS E: a length that is not a multiple of 4, or under 8.
+	// D-E: a length that is not a multiple of 4, or under 8.
 	if len(stream)%4 != 0 || len(stream) < 8 {
 		return nil, cond(refusal.ModelMismatch, "rans64_decode: stream of %d bytes is not a multiple of 4 of at least 8", len(stream))
 	}
@@ -154,7 +154,7 @@ func (d *RansDecoder) Decode(stream []byte, tables []RansTable, reads []int, m R
 	}
 	d.out = d.out[:0]
 	d.stream, d.nw = stream, len(stream)/4
-	// DECISIONS B init: x = w[0] | w[1] << 32, the word pointer at 2.
+	// D-B init: x = w[0] | w[1] << 32, the word pointer at 2.
 	d.x = binary.LittleEndian.Uint64(stream)
 	d.p, d.ranOut = 2, false
 	for i, r := range reads {
@@ -171,7 +171,7 @@ func (d *RansDecoder) Decode(stream []byte, tables []RansTable, reads []int, m R
 			return nil, refusal.NewAt(StreamExhausted, at, "rans64_decode: the stream ran out before the last symbol ended")
 		}
 	} else if d.x != ransL || d.p != d.nw {
-		// DECISIONS B canonical end: x = 2^31 and every word read.
+		// D-B canonical end: x = 2^31 and every word read.
 		return nil, refusal.NewAt(StreamNoncanonical, at, "rans64_decode: the stream does not end canonically (state %#x, %d of %d words read)", d.x, d.p, d.nw)
 	}
 	return d.out, nil
@@ -181,7 +181,7 @@ func (d *RansDecoder) Decode(stream []byte, tables []RansTable, reads []int, m R
 // one symbol.
 func (d *RansDecoder) symbol(cdf []uint32, o int64, m RansModes, i int64) (int64, error) {
 	d.symOut = false
-	// DECISIONS B: f = x mod 2^16; s the largest index with cdf[s] ≤ f.
+	// D-B: f = x mod 2^16; s the largest index with cdf[s] ≤ f.
 	f := uint32(d.x & 0xffff)
 	lo, hi := 0, len(cdf)-1 // cdf[lo] ≤ f < cdf[hi]
 	for hi-lo > 1 {
@@ -212,7 +212,7 @@ func (d *RansDecoder) symbol(cdf []uint32, o int64, m RansModes, i int64) (int64
 				raw |= last << (4 * j)
 			}
 		}
-		sym = escValue(raw, n) + o // nothing is saturated
+		sym = EscapeValue(raw, n) + o // nothing is saturated
 	} else {
 		sym = int64(s) + o
 	}
@@ -230,7 +230,7 @@ func (d *RansDecoder) symbol(cdf []uint32, o int64, m RansModes, i int64) (int64
 	return sym, nil
 }
 
-// lenient finishes symbol i under the lenient escape rule (DECISIONS B).
+// lenient finishes symbol i under the lenient escape rule (D-B).
 func (d *RansDecoder) lenient(s, n int, o int64, m RansModes, i int64) (int64, error) {
 	var sym int64
 	if s != n-2 {
@@ -249,7 +249,7 @@ func (d *RansDecoder) lenient(s, n int, o int64, m RansModes, i int64) (int64, e
 		for j := range count {
 			raw |= d.bits4() << (4 * j)
 		}
-		sym = clamp(escValue(raw, n), minI32, maxI32) + o
+		sym = clamp(EscapeValue(raw, n), minI32, maxI32) + o
 	}
 	sym = clamp(sym, minI32, maxI32)
 	// §5E canonical end rule: stop at the first symbol during whose decode

@@ -7,7 +7,7 @@ import (
 
 // RansEncoder is a CompressAI-compatible rans64 encoder (RansEncoder of
 // CompressAI's rans_interface.cpp over ryg_rans rans64.h): the exact inverse
-// of DECISIONS.md B, escapes included. It is for tests and tooling; a
+// of docs/READINGS.md D-B, escapes included. It is for tests and tooling; a
 // decoder never needs it.
 //
 // Steps are queued in decode order and encoded in reverse by Bytes. Symbol

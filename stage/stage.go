@@ -1,13 +1,15 @@
 // Package stage implements the stage operators E1–E13 of wai-ops/1
-// (integer-operators.md §5E): the entropy and sample-domain steps a
+// (integer-operators §5E): the entropy and sample-domain steps a
 // capability's driver runs outside any graph — rans64_decode, dequantize,
 // bucket, coded, scale_index, block_stat, band_lookup, mans_decode,
 // residual_step, mc_predict, up2_predict, rate_predict and coding_order —
-// with the encoders tests and tooling need, and the §14.1 stage vectors.
+// with the encoders tests and tooling need, and the evaluation of a §14.1
+// stage vector.
 //
 // Drivers call the typed functions (Rans64Decoder, MansDecoder, Dequantize,
-// ...). Vector tooling calls Eval, ExpectOf and Corpus, which take the
-// cjson-decoded "in" of a §14.1 stage vector. Graph operators are not here
+// ...). Vector tooling calls Eval and ExpectOf, which take the cjson-decoded
+// "in" of a §14.1 stage vector; the generator of the committed stage vectors
+// is internal/stagecorpus, so that nothing a decoder links carries it. Graph operators are not here
 // (see cpuref).
 //
 // Every refusal is a *refusal.Error carrying its code and §14.1's refusal

@@ -55,12 +55,18 @@ func BenchmarkMansSgm(b *testing.B) {
 	}
 	spans := make([]Span, 160)
 	for i := range spans {
-		spans[i] = randSpan(rng, 256, []int64{0, 3, 7, 12, 20, 31})
+		sigmas := []int64{0, 3, 7, 12, 20, 31}
+		spans[i] = Span{Mask: make([]bool, 256), Sigma: make([]int64, 256)}
 		for k := range spans[i].Mask {
+			spans[i].Sigma[k] = sigmas[rng.IntN(len(sigmas))]
 			spans[i].Mask[k] = rng.IntN(8) != 0
 		}
 	}
-	mem := randMemory(rng, 160*256*4)
+	mem := make([]byte, 160*256*4)
+	for k := range mem {
+		mem[k] = byte(rng.UintN(256))
+	}
+	mem[len(mem)-1] |= 1 // a mans memory ends in a non-zero byte
 	var d MansDecoder
 	if _, err := d.Sgm(mem, tab, spans); err != nil {
 		b.Fatal(err)

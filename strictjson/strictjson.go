@@ -1,9 +1,9 @@
 // Package strictjson reads JSON text (RFC 8259) strictly: no object names a
 // member twice (names compared after unescaping), a nesting limit the caller
 // states, raw control characters, invalid UTF-8 and lone surrogate escapes
-// refused (DECISIONS F), members kept in the order written and numbers as
+// refused (docs/READINGS.md D-F), members kept in the order written and numbers as
 // their text. encoding/json admits a member named twice and has no nesting
-// limit, so it cannot apply prior-carriage.md §9.1 or §18.1.
+// limit, so it cannot apply prior-carriage §9.1 or §18.1.
 //
 // The safetensors header (§9.1 step 3), NNC topologies (§12.2) and usage
 // statements (§18.1) are read with it.
@@ -55,7 +55,7 @@ type parser struct {
 // Parse reads b as one JSON text (RFC 8259), whitespace around the value
 // admitted, no member named twice in an object (names compared after
 // unescaping), at most maxDepth levels of objects and arrays, the outermost
-// value being level 1 (DECISIONS F).
+// value being level 1 (D-F).
 func Parse(b []byte, maxDepth int) (Value, error) {
 	j := parser{b: b, maxDepth: maxDepth}
 	j.ws()
@@ -255,7 +255,7 @@ func (j *parser) number() (Value, error) {
 
 // string reads a string and returns its unescaped text. A raw control
 // character, invalid UTF-8 and a lone surrogate escape are refused
-// (DECISIONS F).
+// (D-F).
 func (j *parser) string() (string, error) {
 	start := j.p
 	j.p++ // '"'

@@ -1,5 +1,5 @@
 // Package vectors reads and writes the conformance vectors of
-// integer-operators.md §14.1 and §14.2, generates the project's committed
+// integer-operators §14.1 and §14.2, generates the project's committed
 // corpus, re-checks it, and runs any §14.1 corpus against a fabric.
 //
 // The corpus is the contract between fabrics: a fabric conforms to a profile

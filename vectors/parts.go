@@ -9,8 +9,8 @@ import (
 	"github.com/waiops/waiops/carriage/corpus"
 	"github.com/waiops/waiops/drivers"
 	"github.com/waiops/waiops/internal/demo"
+	"github.com/waiops/waiops/internal/stagecorpus"
 	"github.com/waiops/waiops/prior"
-	"github.com/waiops/waiops/stage"
 )
 
 // A Part is one generator of committed data under the corpus root. It owns
@@ -34,7 +34,7 @@ var Parts = []Part{
 	{"graphs", []string{"ops", "graphs"}, Generate},
 	// The stage-operator vectors of §14.1 (package stage).
 	{"stage", []string{"stage"}, stageFiles},
-	// The prior-carriage corpus (prior-carriage.md §14, package prior).
+	// The prior-carriage corpus (prior-carriage §14, package prior).
 	{"prior", []string{"prior"}, under("prior", prior.CorpusFiles)},
 	// The §14.3 certificates and lowered graphs (package drivers).
 	{"certificates", []string{"certificates"}, under("certificates", drivers.CorpusFiles)},
@@ -65,7 +65,7 @@ func under(dir string, files func() (map[string][]byte, error)) func() (map[stri
 // back strictly in the §14.1 format and marshal to the same bytes, so that a
 // member or a form the format does not know fails here.
 func stageFiles() (map[string][]byte, error) {
-	fs, err := stage.CorpusFiles()
+	fs, err := stagecorpus.CorpusFiles()
 	if err != nil {
 		return nil, err
 	}

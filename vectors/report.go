@@ -10,14 +10,18 @@ import (
 	"github.com/waiops/waiops/cjson"
 )
 
-// Readings names the project's interpretations of damaged or missing spec
-// text that a conformance result depends on (DECISIONS.md asks every
-// conformance report to name them).
+// Readings names the rules of docs/READINGS.md that the project adopts where
+// the spec's text is damaged or cites documents not held, and that a
+// conformance result depends on: every report names them, so that a reader
+// knows which interpretations its verdicts rest on.
 var Readings = []string{
-	"DECISIONS.md A: text lost in rendering (abs, sigmoid bounds, tag 4 predicate)",
-	"DECISIONS.md B: rans64_decode is CompressAI's rans64",
-	"DECISIONS.md C: mc_predict, up2_predict, rate_predict",
-	"DECISIONS.md E: readings of text that allows more than one",
+	"docs/READINGS.md D-A: text lost in rendering (abs, sigmoid bounds, tag 4 predicate)",
+	"docs/READINGS.md D-B: rans64_decode is CompressAI's rans64",
+	"docs/READINGS.md D-C: mc_predict, up2_predict, rate_predict",
+	"docs/READINGS.md D-E: readings of text that allows more than one",
+	"docs/READINGS.md D-D: native artifact layouts (WHM1, WAM1, WSR1, int_synth payload)",
+	"docs/READINGS.md D-F: readings of prior-carriage (NNC decoding, JSON headers, profiles)",
+	"docs/READINGS.md D-H: listings, fetches, dcz, plans, usage, keys and pieces (prior-carriage sections 15 to 19)",
 }
 
 // JSON is the report as canonical JSON (§8.5): fabric identity, corpus

@@ -1,4 +1,4 @@
-// Package whg1 is the WHG1 graph form of integer-operators.md §10: one model
+// Package whg1 is the WHG1 graph form of integer-operators §10: one model
 // that every fabric (cpuref, gpu, the certifier) reads, the parser with the
 // load checks of §10.5 steps 1–7, the encoder, and the run-time plan of §4.
 //

@@ -177,7 +177,7 @@ func (g *Graph) readTables(b []byte, nScalars, nInputs, nOutputs, nTensors int) 
 			return bad("input %d: reserved field is not zero", i)
 		}
 		in.Kind = InputKind(kind)
-		// DECISIONS E: a data input's src and init are 0.
+		// docs/READINGS.md D-E: a data input's src and init are 0.
 		if in.Kind == DataInput && (in.Src != 0 || in.Init != 0) {
 			return bad("input %d: data input has src %d and init %d; both must be 0", i, in.Src, in.Init)
 		}

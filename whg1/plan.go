@@ -14,7 +14,7 @@ func (g *Graph) SizesDeclared() bool { return len(g.Inputs) > 0 && g.Inputs[0].M
 
 // channelsOf is §5's channel rule of op: its output channel counts from its
 // input channel counts. It is checked at load, once per graph (§10.5 step
-// 7, DECISIONS E), so the shape rules below need not repeat it.
+// 7, docs/READINGS.md D-E), so the shape rules below need not repeat it.
 func (g *Graph) channelsOf(op *Op, in []uint64) ([]uint64, error) {
 	c := in[0]
 	switch p := op.Params.(type) {
@@ -51,7 +51,7 @@ func (g *Graph) channelsOf(op *Op, in []uint64) ([]uint64, error) {
 			return nil, fmt.Errorf("C·r² = %d·%d passes a u32 channel count", c, r2)
 		}
 	case *Contraction:
-		// §5.9 (DECISIONS E for apply): A and B (or V) have C channels, a
+		// §5.9 (D-E for apply): A and B (or V) have C channels, a
 		// multiple of groups.
 		if in[1] != c {
 			return nil, fmt.Errorf("inputs have %d and %d channels; they must be equal", c, in[1])
@@ -98,7 +98,7 @@ func (g *Graph) channelsOf(op *Op, in []uint64) ([]uint64, error) {
 
 // planLoad is §10.5 step 7: every operator's channel counts, then, when the
 // inputs declare their sizes, each input's size against max_elems and every
-// shape planned on max_h and max_w (DECISIONS E).
+// shape planned on max_h and max_w (D-E).
 func (g *Graph) planLoad() error {
 	for i := range g.Ops {
 		op := &g.Ops[i]

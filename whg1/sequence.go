@@ -30,7 +30,7 @@ func NewSequence(g *Graph, d Decoder) *Sequence {
 // Decode runs one decode. data holds the data inputs only, in input-table
 // order. Before the first completed decode each state input is [channels,
 // H, W] filled with its init, H and W being input 0's at this decode
-// (DECISIONS E: built once every input has passed §4 run step 1); after a
+// (docs/READINGS.md D-E: built once every input has passed §4 run step 1); after a
 // completed decode it is a copy of output src. A refused decode changes no
 // state.
 func (s *Sequence) Decode(data []*tensor.T, scalars []int64) ([]*tensor.T, error) {

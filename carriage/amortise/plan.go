@@ -1,5 +1,5 @@
-// Package amortise applies prior-carriage.md §17.2, the amortisation rule
-// charged per sink, to a stated plan (DECISIONS H6): for each sink, each
+// Package amortise applies prior-carriage §17.2, the amortisation rule
+// charged per sink, to a stated plan (D-H6): for each sink, each
 // generation's saving, cost and net, the generations kept, fetched and
 // evicted, each title's rendition, and the bytes the sink receives beside
 // the bytes it would receive with no set.
@@ -12,25 +12,8 @@
 //
 // # Readings
 //
-//   - §17.1's saving subtracts the pinned rendition's bytes "and of the
-//     records that name the set and that the sink fetches with it". H6 gives
-//     a title only pinned_bytes and classical_bytes, so pinned_bytes is read
-//     as the pinned rendition with those records: whoever states the plan
-//     counts the records in it.
-//   - A sink's titles in the outcome are every title of the plan, in plan
-//     order, each with the rendition §17.2 step 4 gives it for that sink.
-//   - A generation names coded_against and coded_bytes both or neither; a
-//     sink's holds names no generation twice; there is at least one sink.
-//   - Ids, the span's instants and every other string are printable ASCII,
-//     so that the outcome's canonical JSON can write them; an instant is
-//     YYYY-MM-DDTHH:MM:SS, optional fraction, then Z (RFC 3339 in UTC),
-//     and two are compared exactly, every digit of the fraction counted. A
-//     second of 60 (RFC 3339's leap second) is refused: no table of leap
-//     seconds is held to say which minutes have one.
-//   - cap is read as byte counts and counts are: a number or a decimal
-//     string, 1 to 2^63 − 1. A decimal string has no sign and no leading
-//     zero; a number has no fraction and no exponent.
-//   - A plan is at most MaxPlanBytes bytes and nests at most 8 levels.
+// docs/READINGS.md, section "Amortisation plans (carriage/amortise)",
+// states the readings this package follows.
 package amortise
 
 import (
@@ -54,7 +37,7 @@ const MaxPlanBytes = 16 << 20
 // room to spare.
 const maxDepth = 8
 
-// Plan is a plan as DECISIONS H6 states it.
+// Plan is a plan as D-H6 states it.
 type Plan struct {
 	From, To    string // the span's instants as written
 	Cap         int64
@@ -100,7 +83,7 @@ func malformed(format string, args ...any) error {
 	return refusal.New(Malformed, format, args...)
 }
 
-// Read reads a plan (DECISIONS H6), refusing plan_malformed with a reason
+// Read reads a plan (D-H6), refusing plan_malformed with a reason
 // naming the rule it breaks.
 func Read(b []byte) (*Plan, error) {
 	if len(b) > MaxPlanBytes {

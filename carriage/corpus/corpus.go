@@ -1,5 +1,5 @@
 // Package corpus writes, checks and runs vectors/carriage, the corpus of
-// prior-carriage.md §17 to §19 that needs no network: files under files/
+// prior-carriage §17 to §19 that needs no network: files under files/
 // and one case per line of cases.jsonl, each naming an op, its inputs and
 // the outcome expected, a result or a §20 code.
 //

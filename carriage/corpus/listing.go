@@ -11,7 +11,7 @@ import (
 	"github.com/waiops/waiops/refusal"
 )
 
-// DECISIONS H1's listings and the statement a listing binds (§18.1): a
+// docs/READINGS.md D-H1's listings and the statement a listing binds (§18.1): a
 // wai-usage.json at the top-level path held with its terms, one there that
 // does not read, and one at a/wai-usage.json that binds nothing.
 
@@ -95,7 +95,7 @@ func genListings(g *Gen) {
 	g.Case("hold.listing_not_canonical", "hold", map[string]any{"listing": g.File("sets/file_missing_spaced.listing", append(l, '\n')), "dir": "sets/file_missing"}, carriage.PriorNotHeld)
 	// A listing that states weights.bin's SHA-256 with a length one short
 	// of its bytes: the file is the listing's only when both are
-	// (DECISIONS H1), so the set is not held.
+	// (D-H1), so the set is not held.
 	short := &carriage.Listing{Files: []carriage.ListedFile{{Path: "weights.bin", Length: uint64(len(weights)) - 1, SHA256: sha256.Sum256(weights)}}}
 	sl, err := short.Marshal()
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 // content-derived statement) and generic (a capability's one file, sealed
 // form-less with no statement), opened and refused.
 
-// The corpus's published test key (DECISIONS H8): it protects nothing.
+// The corpus's published test key (docs/READINGS.md D-H8): it protects nothing.
 // Each is 16 ASCII bytes, written in hex.
 const (
 	TestKey   = "7761692d6f70732074657374206b6579" // "wai-ops test key"

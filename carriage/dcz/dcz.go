@@ -19,26 +19,8 @@
 //
 // # Readings
 //
-//   - The window Encode states is the largest the Window_Descriptor can
-//     state within H5's limit (frameWindow), not the successor's length:
-//     a frame that is not a single segment can be coded as it is read. No
-//     match reaches further back than it, so a predecessor longer than the
-//     window (past 102.4 MiB) is reached only in its last window's bytes.
-//   - H5's window limit, max(8 MiB, 1.25 × the dictionary's length) capped
-//     at 128 MiB, is taken in integers as max(8 MiB, d + ⌊d / 4⌋), capped; a
-//     window equal to the limit is admitted.
-//   - "Exactly one frame": the body is read block by block through the
-//     frame's own structure (RFC 8878 §3.1.1: header, blocks up to the one
-//     marked last, the checksum where the header has one), so the decoder
-//     sees one frame and nothing after it; a byte past the frame, a skippable
-//     frame, a reserved block type or a body that ends inside the frame is
-//     dcz_malformed.
-//   - A frame whose header names a dictionary ID is decoded with the
-//     predecessor under that ID: the raw dictionary is the one set the
-//     request named, whatever number the encoder wrote.
-//   - Decoded bytes are written as they come; the caller's writer bounds them
-//     (H5's set_too_large is the fetcher's, which it checks as bytes arrive,
-//     so a frame past the bound is refused before its end is read).
+// docs/READINGS.md, section "dcz coding (carriage/dcz)",
+// states the readings this package follows.
 package dcz
 
 import (

@@ -13,38 +13,8 @@
 //
 // # Readings
 //
-//   - The timeout (H3: "no answer comes within the fetcher's timeout") is
-//     per request and counts silence: the response's headers must come, and
-//     then each read of its body must bring bytes, within it. A large body
-//     that keeps arriving is not cut off.
-//   - H3's byte bound is inclusive: a body of exactly MaxBytes is read. A
-//     coded (dcz) response is bounded by its decoded bytes, not its length.
-//   - A body that ends before its Content-Length, or a connection that breaks
-//     mid-body, is set_location_unavailable for a whole fetch (H3's failed
-//     connection) and content_range_mismatch for a range (H4: a body that
-//     ends early).
-//   - H5: a coded request answered in identity is checked as a plain
-//     response (H3), with no retry; a non-200 answer to it passes the root
-//     over (set_location_unavailable). A dcz body whose reading fails other
-//     than by H5's checks (the connection breaking inside the frame) is
-//     dcz_malformed, retried plain like the others.
-//   - A resource already held (a file a listing shares with the predecessor,
-//     §15) is not fetched. Resources fetched for a listing stay held under
-//     their digests when the set is then refused (a file missing, or its bound
-//     statement not reading): each was verified on its own, and the set is not
-//     held, so the CLI prints no "held" line.
-//   - §16 for a listing: with a predecessor listing held, each file of the
-//     successor is asked with the predecessor's file at the same path as its
-//     dictionary, where the two differ.
-//   - §19.2: piece i is asked of source i mod m first, then of each next
-//     source in turn; a piece that none yields stops the fetch (prior_not_held)
-//     and the rest are not asked. Pieces are written into a temporary file at
-//     their offsets; a piece that does not verify is written over by the next
-//     answer, and the file is discarded unless every piece verifies and its
-//     SHA-256 is inner. That SHA-256 reads the file back streaming, beside
-//     the fetch: each piece once the pieces before it are verified (a
-//     verified piece is never written again), so step 3 ends with the last
-//     piece rather than after a second pass.
+// docs/READINGS.md, section "Fetching (carriage/fetch)",
+// states the readings this package follows.
 package fetch
 
 import (

@@ -10,19 +10,8 @@
 //
 // # Readings
 //
-//   - Bound statements (§18.1): a held listing whose top-level
-//     wai-usage.json is held and reads with redistribute false withholds the
-//     listing and every file it names; a held sealed set whose header's
-//     statement says so withholds itself. The store is scanned for them
-//     whenever its directory changes (a set renamed in), before a request is
-//     answered. A file that a redistributable listing shares with one that is
-//     not is withheld: serving it would serve part of a set its terms keep.
-//   - dcz is offered only for a whole response (no Range) to a request whose
-//     Accept-Encoding lists dcz, naming a held set other than the one asked,
-//     one Available-Dictionary value. The coded response has no ETag (the
-//     digest names the decoded bytes) and Vary: Accept-Encoding,
-//     Available-Dictionary. Coded bodies are cached in memory up to
-//     CacheBytes, the whole cache dropped when a body would pass it.
+// docs/READINGS.md, section "Serving (carriage/serve)",
+// states the readings this package follows.
 package serve
 
 import (

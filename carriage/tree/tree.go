@@ -1,4 +1,4 @@
-// Package tree writes and reads the chunk-tree heads of prior-carriage.md
+// Package tree writes and reads the chunk-tree heads of prior-carriage
 // §19.1 (the form wai.prior.tree) and verifies a held set against one, piece
 // by piece and then against its SHA-256 (§19.2 steps 2 and 3).
 //
@@ -11,7 +11,7 @@
 //
 // The whole-set hash (root) is github.com/zeebo/blake3's ordinary hash, as
 // the design card names it. A piece's value is the non-root chaining value of
-// a subtree of BLAKE3's tree with its own first chunk counter (DECISIONS H9),
+// a subtree of BLAKE3's tree with its own first chunk counter (D-H9),
 // which zeebo/blake3 does not export. This package takes it from
 // lukechampine.com/blake3/guts rather than from a compression function of its
 // own: guts exposes exactly the parts the head needs (CompressChunk with a
@@ -26,14 +26,8 @@
 //
 // # Readings
 //
-//   - Writing: a set of one piece, of more than 65,536 pieces or of no bytes
-//     has no head (§19.1: "a set that fits in one piece is pinned in its inner
-//     form"); Write refuses it tree_head_malformed, a g past 16 too, and an
-//     inner form step 2 would refuse tree_inner_form, so it writes no head a
-//     reader refuses.
-//   - Verify reads exactly the head's L bytes; a piece the file ends inside
-//     or before is tree_piece_mismatch, and a file with bytes past L is
-//     tree_digest_mismatch (its bytes are not the set's).
+// docs/READINGS.md, section "Chunk trees (carriage/tree)",
+// states the readings this package follows.
 package tree
 
 import (

@@ -107,7 +107,7 @@ func TestOfficialVectors(t *testing.T) {
 }
 
 // TestOneChunkPiece: with g = 0 a piece's value is its chunk's chaining
-// value, counter i, without ROOT (DECISIONS H9); the two of a 2-chunk set
+// value, counter i, without ROOT (docs/READINGS.md D-H9); the two of a 2-chunk set
 // merge under ROOT to the set's hash.
 func TestOneChunkPiece(t *testing.T) {
 	b := patternBytes(2048)
@@ -440,7 +440,7 @@ func BenchmarkVerify(b *testing.B) {
 	}
 }
 
-// TestPieceValueByHand: DECISIONS H9 for g = 2, built from single chunks.
+// TestPieceValueByHand: D-H9 for g = 2, built from single chunks.
 // A set of 2 whole pieces and a third of 3 chunks (the last of 5 bytes):
 // piece 1 is parent(parent(c4, c5), parent(c6, c7)) and piece 2 is
 // parent(parent(c8, c9), c10), every chunk's chaining value with its own

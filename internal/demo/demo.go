@@ -1,5 +1,5 @@
 // Package demo generates the demo set of examples/demo: an exact integer
-// synthesis set (int_synth/1, integer-operators.md §13.1) and its payload,
+// synthesis set (int_synth/1, integer-operators §13.1) and its payload,
 // made from a photograph that ships with Go, so that `waiops decode
 // int_synth` shows a picture instead of noise.
 //

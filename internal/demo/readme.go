@@ -3,13 +3,13 @@ package demo
 // readme is examples/demo/README.md, written by Files with the set.
 const readme = `# The demo set
 
-A wai.neural.int_synth set (int_synth/1, integer-operators.md §13.1) that
+A wai.neural.int_synth set (int_synth/1, integer-operators §13.1) that
 decodes to a real picture, exactly, on every fabric:
 
     go run ./cmd/waiops decode int_synth --set examples/demo/int_synth.json \
         --payload examples/demo/payload.bin --out demo.png
 
-- ` + "`payload.bin`" + ` (7,812 bytes): the int_synth payload (DECISIONS.md D) of a
+- ` + "`payload.bin`" + ` (7,812 bytes): the int_synth payload (docs/READINGS.md D-D) of a
   204×204 picture, latents [3, 51, 51]: the centre 102×102 square of the
   photograph below, each latent the rounded mean of a 2×2 block less 128.
 - ` + "`int_synth.json`" + `: three conv_transpose layers, then clamp(0, 255):

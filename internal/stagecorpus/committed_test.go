@@ -1,4 +1,4 @@
-package stage_test
+package stagecorpus_test
 
 import (
 	"testing"
@@ -10,7 +10,7 @@ import (
 // generates, byte for byte, no file more or less (`waiops vectors gen --out
 // vectors` writes them; nothing else does).
 func TestCorpusCommitted(t *testing.T) {
-	s, err := vectors.CheckPart("../vectors", "stage")
+	s, err := vectors.CheckPart("../../vectors", "stage")
 	if err != nil {
 		t.Fatalf("%v (regenerate with: go run ./cmd/waiops vectors gen --out vectors)", err)
 	}

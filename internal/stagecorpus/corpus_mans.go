@@ -1,9 +1,11 @@
-package stage
+package stagecorpus
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+
+	"github.com/waiops/waiops/stage"
 )
 
 // The mans_decode vectors: sgm with bounds 128 and 255 whose escapes are
@@ -43,7 +45,7 @@ func randMemory(rng *rand.Rand, n int) []byte {
 }
 
 // sgmIn is the §14.1 in of an sgm decode.
-func sgmIn(mem []byte, pmf [][]int64, bounds []int64, spans []Span) map[string]any {
+func sgmIn(mem []byte, pmf [][]int64, bounds []int64, spans []stage.Span) map[string]any {
 	ps := make([]any, len(pmf))
 	for i, r := range pmf {
 		ps[i] = r
@@ -60,7 +62,7 @@ func sgmIn(mem []byte, pmf [][]int64, bounds []int64, spans []Span) map[string]a
 }
 
 // facIn is the §14.1 in of a fac decode.
-func facIn(mem []byte, rows []FacRow, lengths []int64) map[string]any {
+func facIn(mem []byte, rows []stage.FacRow, lengths []int64) map[string]any {
 	rs := make([]any, len(rows))
 	for i, r := range rows {
 		rs[i] = append([]int64(nil), r[:]...)
@@ -70,8 +72,8 @@ func facIn(mem []byte, rows []FacRow, lengths []int64) map[string]any {
 
 // randSpan is a span of n positions, each masked with probability 3/4,
 // with σ drawn from sigmas.
-func randSpan(rng *rand.Rand, n int, sigmas []int64) Span {
-	sp := Span{Mask: make([]bool, n), Sigma: make([]int64, n)}
+func randSpan(rng *rand.Rand, n int, sigmas []int64) stage.Span {
+	sp := stage.Span{Mask: make([]bool, n), Sigma: make([]int64, n)}
 	for i := range n {
 		sp.Mask[i] = rng.IntN(4) != 0
 		sp.Sigma[i] = sigmas[rng.IntN(len(sigmas))]
@@ -79,8 +81,8 @@ func randSpan(rng *rand.Rand, n int, sigmas []int64) Span {
 	return sp
 }
 
-func randFacRow(rng *rand.Rand) FacRow {
-	var r FacRow
+func randFacRow(rng *rand.Rand) stage.FacRow {
+	var r stage.FacRow
 	var c int64
 	for a := range r {
 		c = min(c+rng.Int64N(9), 255)
@@ -96,7 +98,7 @@ func mansCase(id string, in map[string]any, want string, at int64) corpusCase {
 func mansCases() []corpusCase {
 	rng := newRand(7)
 	pmf, bounds := mansPMF(rng)
-	ex := string(StreamExhausted)
+	ex := string(stage.StreamExhausted)
 	var cs []corpusCase
 	for _, c := range []struct {
 		id     string
@@ -108,24 +110,24 @@ func mansCases() []corpusCase {
 		{"sgm_mixed", []int64{0, 1, 2, 3, 4}},
 		{"sgm_spread", []int64{2, 4}},
 	} {
-		var spans []Span
+		var spans []stage.Span
 		for _, n := range []int{13, 16, 7, 6, 5, 0, 1, 2, 3} {
 			spans = append(spans, randSpan(rng, n, c.sigmas))
 		}
 		cs = append(cs, mansCase(c.id+"_spans13_16_7_6_5_0_1_2_3", sgmIn(randMemory(rng, 600), pmf, bounds, spans), "", 0))
 	}
-	latent := make([]Span, 4)
+	latent := make([]stage.Span, 4)
 	for i := range latent {
 		latent[i] = randSpan(rng, 256, []int64{2, 4})
 	}
 	cs = append(cs, mansCase("sgm_4_spans_of_256", sgmIn(randMemory(rng, 2000), pmf, bounds, latent), "", 0))
-	unmasked := Span{Mask: make([]bool, 9), Sigma: make([]int64, 9)}
+	unmasked := stage.Span{Mask: make([]bool, 9), Sigma: make([]int64, 9)}
 	cs = append(cs,
-		mansCase("sgm_all_unmasked", sgmIn(randMemory(rng, 16), pmf, bounds, []Span{unmasked}), "", 0),
-		mansCase("sgm_no_spans", sgmIn(randMemory(rng, 16), pmf, bounds, []Span{}), "", 0))
+		mansCase("sgm_all_unmasked", sgmIn(randMemory(rng, 16), pmf, bounds, []stage.Span{unmasked}), "", 0),
+		mansCase("sgm_no_spans", sgmIn(randMemory(rng, 16), pmf, bounds, []stage.Span{}), "", 0))
 
 	// Refusals of the window: a zero tail, no memory, short streams.
-	some := []Span{randSpan(rng, 40, []int64{0, 1, 2, 4})}
+	some := []stage.Span{randSpan(rng, 40, []int64{0, 1, 2, 4})}
 	zeroTail := append(randMemory(rng, 40), make([]byte, 8)...)
 	cs = append(cs,
 		mansCase("sgm_zero_tail", sgmIn(zeroTail, pmf, bounds, some), ex, 0),
@@ -138,27 +140,27 @@ func mansCases() []corpusCase {
 	// fac: rows of 16 (and of each remainder) with an escape taken.
 	for _, lengths := range [][]int64{{16, 16, 16}, {5, 7, 0, 3, 2, 1}} {
 		for {
-			rows := make([]FacRow, len(lengths))
+			rows := make([]stage.FacRow, len(lengths))
 			for i := range rows {
 				rows[i] = randFacRow(rng)
 			}
 			mem := randMemory(rng, 300)
-			var d MansDecoder
+			var d stage.MansDecoder
 			if _, err := d.Fac(mem, rows, lengths); err == nil && d.Escapes > 0 {
 				cs = append(cs, mansCase(fmt.Sprintf("fac_lengths%v_escape", lengths), facIn(mem, rows, lengths), "", 0))
 				break
 			}
 		}
 	}
-	zeroRows := []FacRow{{}, randFacRow(rng)}
+	zeroRows := []stage.FacRow{{}, randFacRow(rng)}
 	cs = append(cs,
 		mansCase("fac_zero_rows_keep_slots", facIn(randMemory(rng, 100), zeroRows, []int64{8, 8}), "", 0),
 		mansCase("fac_zero_tail", facIn(zeroTail, zeroRows, []int64{8, 8}), ex, 0),
-		mansCase("fac_short_10_bytes", facIn(randMemory(rng, 10), []FacRow{randFacRow(rng), randFacRow(rng)}, []int64{16, 16}), ex, anyAt))
+		mansCase("fac_short_10_bytes", facIn(randMemory(rng, 10), []stage.FacRow{randFacRow(rng), randFacRow(rng)}, []int64{16, 16}), ex, anyAt))
 
 	// Conditions, each model_mismatch at −1.
 	m := mm
-	sp := []Span{randSpan(rng, 4, []int64{0})}
+	sp := []stage.Span{randSpan(rng, 4, []int64{0})}
 	mem := randMemory(rng, 64)
 	badBound := append([]int64(nil), bounds...)
 	badBound[2] = 256
@@ -171,9 +173,9 @@ func mansCases() []corpusCase {
 		mansCase("sgm_row_sums_255", sgmIn(mem, sum255, bounds[:1], sp), m, -1),
 		mansCase("sgm_negative_entry", sgmIn(mem, neg, bounds[:1], sp), m, -1),
 		mansCase("sgm_width_0", sgmIn(mem, [][]int64{{}}, bounds[:1], sp), m, -1),
-		mansCase("sgm_sigma_past_rows_unmasked", sgmIn(mem, pmf, bounds, []Span{{Mask: []bool{false}, Sigma: []int64{5}}}), m, -1),
-		mansCase("sgm_sigma_past_bounds", sgmIn(mem, pmf, bounds[:2], []Span{{Mask: []bool{true}, Sigma: []int64{2}}}), m, -1),
-		mansCase("sgm_mask_and_sigma_lengths_differ", sgmIn(mem, pmf, bounds, []Span{{Mask: []bool{true, true}, Sigma: []int64{0}}}), m, -1),
+		mansCase("sgm_sigma_past_rows_unmasked", sgmIn(mem, pmf, bounds, []stage.Span{{Mask: []bool{false}, Sigma: []int64{5}}}), m, -1),
+		mansCase("sgm_sigma_past_bounds", sgmIn(mem, pmf, bounds[:2], []stage.Span{{Mask: []bool{true}, Sigma: []int64{2}}}), m, -1),
+		mansCase("sgm_mask_and_sigma_lengths_differ", sgmIn(mem, pmf, bounds, []stage.Span{{Mask: []bool{true, true}, Sigma: []int64{0}}}), m, -1),
 		// Conditions come before the window: a zero tail with a bad table.
 		mansCase("sgm_bound_256_and_zero_tail", sgmIn(zeroTail, pmf, badBound, sp), m, -1),
 	)
@@ -182,20 +184,20 @@ func mansCases() []corpusCase {
 	over := randFacRow(rng)
 	over[62] = 256
 	cs = append(cs,
-		mansCase("fac_counts_decrease", facIn(mem, []FacRow{desc}, []int64{4}), m, -1),
-		mansCase("fac_count_256", facIn(mem, []FacRow{over}, []int64{4}), m, -1),
-		mansCase("fac_lengths_count_differs", facIn(mem, []FacRow{randFacRow(rng)}, []int64{4, 4}), m, -1),
-		mansCase("fac_negative_length", facIn(mem, []FacRow{randFacRow(rng)}, []int64{-1}), m, -1),
+		mansCase("fac_counts_decrease", facIn(mem, []stage.FacRow{desc}, []int64{4}), m, -1),
+		mansCase("fac_count_256", facIn(mem, []stage.FacRow{over}, []int64{4}), m, -1),
+		mansCase("fac_lengths_count_differs", facIn(mem, []stage.FacRow{randFacRow(rng)}, []int64{4, 4}), m, -1),
+		mansCase("fac_negative_length", facIn(mem, []stage.FacRow{randFacRow(rng)}, []int64{-1}), m, -1),
 	)
-	r62 := facIn(mem, []FacRow{randFacRow(rng)}, []int64{4})
+	r62 := facIn(mem, []stage.FacRow{randFacRow(rng)}, []int64{4})
 	r62["rows"] = []any{make([]int64, 62)}
 	cs = append(cs, mansCase("fac_row_of_62_counts", r62, m, -1))
 	bad := sgmIn(mem, pmf, bounds, sp)
 	bad["mode"] = "tans"
 	cs = append(cs, mansCase("mode_tans", bad, m, -1))
 	// §14.1: memory is lowercase hexadecimal; an uppercase digit is a
-	// malformed operand (DECISIONS E), under either mode.
-	for _, in := range []map[string]any{sgmIn(mem, pmf, bounds, sp), facIn(mem, []FacRow{randFacRow(rng)}, []int64{4})} {
+	// malformed operand (docs/READINGS.md D-E), under either mode.
+	for _, in := range []map[string]any{sgmIn(mem, pmf, bounds, sp), facIn(mem, []stage.FacRow{randFacRow(rng)}, []int64{4})} {
 		in["memory"] = strings.ToUpper(in["memory"].(string))
 		cs = append(cs, mansCase(in["mode"].(string)+"_memory_uppercase_hex", in, m, -1))
 	}

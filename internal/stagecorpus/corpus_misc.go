@@ -1,4 +1,4 @@
-package stage
+package stagecorpus
 
 import (
 	"fmt"
@@ -47,7 +47,7 @@ func dequantizeCases() []corpusCase {
 		cs = append(cs, c(fmt.Sprintf("random%d_f%d", i, f), sym, f, rng.Int64N(1<<40)-1<<39, anyOutcome))
 	}
 	// E2's operands are exact integers: one past i64 is E2's field_range
-	// at 0 (DECISIONS E, §14.1), and a sym or base past i64 whose value fits
+	// at 0 (docs/READINGS.md D-E, §14.1), and a sym or base past i64 whose value fits
 	// gives the value.
 	p := func(k uint) *big.Int { return new(big.Int).Lsh(big.NewInt(1), k) }
 	n := func(x *big.Int) *big.Int { return new(big.Int).Neg(x) }

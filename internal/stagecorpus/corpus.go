@@ -1,7 +1,22 @@
-package stage
+// Package stagecorpus generates the §14.1 stage vectors of vectors/stage
+// (integer-operators §5E, E1–E13): fixed-seed streams and operands, each
+// case with the outcome it was written to reach, evaluated by package stage.
+// Only the corpus tooling (package vectors, `waiops vectors gen|check`)
+// imports it; it lives outside stage so that a decoder does not link it.
+package stagecorpus
 
 import (
 	"math/rand/v2"
+
+	"github.com/waiops/waiops/stage"
+)
+
+// The i32 and i16 ends (§5E widths) the generated operands aim at.
+const (
+	minI32 = -1 << 31
+	maxI32 = 1<<31 - 1
+	minI16 = -1 << 15
+	maxI16 = 1<<15 - 1
 )
 
 // corpusCase is one stage vector before evaluation, with the outcome its
@@ -20,7 +35,7 @@ func (c corpusCase) vector() map[string]any {
 	modes := decoded(c.modes).(map[string]any)
 	in := decoded(c.in).(map[string]any)
 	return map[string]any{
-		"expect": decoded(ExpectOf(c.op, modes, in)),
+		"expect": decoded(stage.ExpectOf(c.op, modes, in)),
 		"id":     c.id,
 		"in":     in,
 		"modes":  modes,
@@ -31,7 +46,7 @@ func (c corpusCase) vector() map[string]any {
 // outcome evaluates a case as the corpus will: "" or the refusal code, and
 // its index.
 func (c corpusCase) outcome() (string, int64) {
-	e := ExpectOf(c.op, decoded(c.modes).(map[string]any), decoded(c.in).(map[string]any))
+	e := stage.ExpectOf(c.op, decoded(c.modes).(map[string]any), decoded(c.in).(map[string]any))
 	if code, ok := e["refuse"].(string); ok {
 		return code, e["at"].(int64)
 	}

@@ -36,6 +36,12 @@ func (w *PieceWriter) Write(b []byte) (int, error) {
 	w.got += uint64(len(b))
 	n := len(b)
 	for len(b) > 0 {
+		if g := cap(w.buf); len(w.buf) == 0 && len(b) >= g {
+			// A whole group of b is hashed where it lies, not copied.
+			w.group(b[:g])
+			b = b[g:]
+			continue
+		}
 		m := copy(w.buf[len(w.buf):cap(w.buf)], b)
 		w.buf, b = w.buf[:len(w.buf)+m], b[m:]
 		if len(w.buf) == cap(w.buf) {
@@ -45,10 +51,15 @@ func (w *PieceWriter) Write(b []byte) (int, error) {
 	return n, nil
 }
 
+// group adds the chaining value of the group b, the next of the piece.
+func (w *PieceWriter) group(b []byte) {
+	w.ph.group(b, w.counter)
+	w.counter += uint64(cap(w.buf) / ChunkSize)
+}
+
 // flush adds the group held to the piece's chaining values.
 func (w *PieceWriter) flush() {
-	w.ph.group(w.buf, w.counter)
-	w.counter += uint64(cap(w.buf) / ChunkSize)
+	w.group(w.buf)
 	w.buf = w.buf[:0]
 }
 

@@ -24,7 +24,7 @@ func TestPieceWriter(t *testing.T) {
 		for i := range h.Values {
 			off, n := h.Piece(i)
 			piece := set[off : off+n]
-			for _, step := range []int{1000, 16384, 7} {
+			for _, step := range []int{1000, 16384, 7, 20000, 1 << 20} { // 16384 and up: whole groups hashed where they lie
 				w := NewPieceWriter(h, i)
 				for b := piece; len(b) > 0; {
 					m := min(step, len(b))

@@ -1,0 +1,76 @@
+package fetch
+
+import "io"
+
+// The buffers copyOverlapped passes between its reader and its writer: 4 of
+// 1 MiB, so a fetch holds 4 MiB however large its body.
+const (
+	pipeBufs    = 4
+	pipeBufSize = 1 << 20
+)
+
+type filled struct {
+	b   []byte
+	err error // the read's error after b; io.EOF at the end
+}
+
+// copyOverlapped copies at most limit bytes of src to dst, reading src in a
+// goroutine of its own while dst takes the bytes read before (issue 25: the
+// hash and the write overlap the transfer). It returns the bytes dst took,
+// the error of src's (nil at its end) and the error of dst's; after an
+// error of dst's no further buffer is read.
+func copyOverlapped(dst io.Writer, src io.Reader, limit int64) (n int64, rerr, werr error) {
+	src = io.LimitReader(src, limit)
+	free := make(chan []byte, pipeBufs)
+	for range pipeBufs {
+		free <- make([]byte, pipeBufSize)
+	}
+	full := make(chan filled, pipeBufs)
+	stop := make(chan struct{})
+	go func() {
+		defer close(full)
+		for {
+			var b []byte
+			select {
+			case b = <-free:
+			case <-stop:
+				return
+			}
+			m, err := fill(src, b)
+			full <- filled{b[:m], err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for c := range full {
+		if werr == nil && len(c.b) > 0 {
+			var w int
+			w, werr = dst.Write(c.b)
+			n += int64(w)
+			if werr != nil {
+				close(stop)
+			}
+		}
+		if c.err != nil && c.err != io.EOF {
+			rerr = c.err
+		}
+		free <- c.b[:cap(c.b)]
+	}
+	return n, rerr, werr
+}
+
+// fill reads r into b until b is full or r fails, and returns r's error as
+// it is (io.ReadFull would make an early end's io.ErrUnexpectedEOF of a
+// body, which is a read error here, one with its own short read).
+func fill(r io.Reader, b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		m, err := r.Read(b[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}

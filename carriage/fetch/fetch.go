@@ -238,16 +238,14 @@ func (f *Fetcher) httpClient() *http.Client {
 	if f.Client != nil {
 		c = *f.Client
 	} else {
-		// No transparent gzip (the request names its codings itself, H3),
-		// enough idle connections for the pieces in flight, and reads of
-		// the socket in large steps.
+		// No transparent gzip (the request names its codings itself, H3)
+		// and enough idle connections for the pieces in flight.
 		c.Transport = &http.Transport{
 			Proxy:               http.ProxyFromEnvironment,
 			DialContext:         (&net.Dialer{Timeout: f.timeout(), KeepAlive: 30 * time.Second}).DialContext,
 			DisableCompression:  true,
 			MaxIdleConnsPerHost: 32,
 			IdleConnTimeout:     90 * time.Second,
-			ReadBufferSize:      256 << 10,
 		}
 	}
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }

@@ -326,6 +326,11 @@ func TestListing(t *testing.T) {
 	if _, err := f3.FetchListing(context.Background(), sha256.Sum256(l3), []string{r1}, nil); code(err) != carriage.SetUsageMalformed {
 		t.Errorf("a bound statement that does not read: %v", err)
 	}
+	// Its files stay held, each verified on its own; the listing, not held,
+	// is not stored.
+	heldOnly(t, f3.Store, a, bad)
+	// Nor is a listing whose file no root holds.
+	heldOnly(t, f2.Store, a)
 }
 
 func listing(t *testing.T, files map[string][]byte) []byte {

@@ -15,6 +15,8 @@ func (m *mapping) Bytes() []byte { return m.b }
 
 func (m *mapping) Close() error { m.b = nil; return nil }
 
+func (m *mapping) release(int) {}
+
 // mapOpen maps nothing here; the caller reads the file instead.
 func mapOpen(*os.File, int64) (*mapping, error) { return nil, errors.ErrUnsupported }
 

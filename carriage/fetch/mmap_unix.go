@@ -28,6 +28,16 @@ func (m *mapping) Close() error {
 	return err
 }
 
+// release gives back the mapping's pages below end, which the caller has
+// read for the last time, so that they stop counting as the process's
+// resident memory (they stay in the page cache, the file's).
+func (m *mapping) release(end int) {
+	page := os.Getpagesize()
+	if end -= end % page; end > 0 {
+		unix.Madvise(m.b[:end], unix.MADV_DONTNEED)
+	}
+}
+
 // mapOpen maps the first n bytes of f.
 func mapOpen(f *os.File, n int64) (*mapping, error) {
 	if n == 0 {

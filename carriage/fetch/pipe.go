@@ -3,10 +3,11 @@ package fetch
 import "io"
 
 // The buffers copyOverlapped passes between its reader and its writer: 4 of
-// 1 MiB, so a fetch holds 4 MiB however large its body.
+// 128 KiB, so a fetch holds 512 KiB however large its body (larger buffers
+// measured slower here: more system time per byte, see scripts/carriage-speed.sh).
 const (
 	pipeBufs    = 4
-	pipeBufSize = 1 << 20
+	pipeBufSize = 128 << 10
 )
 
 type filled struct {

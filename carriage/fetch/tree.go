@@ -337,6 +337,7 @@ func sumInOrder(h *tree.Head, t *store.Temp, verified <-chan int) []byte {
 			off, n := h.Piece(next)
 			if m != nil {
 				sum.Write(m.Bytes()[off : off+n])
+				m.release(int(off + n))
 			} else {
 				if buf == nil {
 					buf = make([]byte, min(tree.PieceSize(h.G), 1<<20))

@@ -75,15 +75,16 @@ func (w *watch) cause(err error) error {
 }
 
 // cancelled is the error of a fetch whose caller's context ended: it wraps
-// the context's error (context.Canceled on an interrupt) and is no refusal.
+// the context's error (context.Canceled on an interrupt) and its cause
+// (what signal.NotifyContext says, say), and is no refusal.
 func cancelled(ctx context.Context) error {
-	return &cancelError{context.Cause(ctx)}
+	return &cancelError{ctx.Err(), context.Cause(ctx)}
 }
 
-type cancelError struct{ err error }
+type cancelError struct{ err, cause error }
 
-func (e *cancelError) Error() string { return "the fetch was cancelled: " + e.err.Error() }
-func (e *cancelError) Unwrap() error { return e.err }
+func (e *cancelError) Error() string   { return "the fetch was cancelled: " + e.cause.Error() }
+func (e *cancelError) Unwrap() []error { return []error{e.err, e.cause} }
 
 // watchedBody is a response body whose reads count into its request's
 // watch.

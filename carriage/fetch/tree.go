@@ -272,7 +272,11 @@ type runOut struct {
 }
 
 func (o *runOut) start() {
-	o.pw = tree.NewPieceWriter(o.tf.h, o.i)
+	if o.pw == nil {
+		o.pw = tree.NewPieceWriter(o.tf.h, o.i)
+	} else {
+		o.pw.Reset(o.i)
+	}
 	o.off, o.left = o.tf.h.Piece(o.i)
 }
 

@@ -19,11 +19,21 @@ type PieceWriter struct {
 // NewPieceWriter returns a writer that checks piece i of the set h names,
 // for 0 ≤ i < n. For any other i it takes no byte and never verifies.
 func NewPieceWriter(h *Head, i int) *PieceWriter {
-	if i < 0 || i >= len(h.Values) {
-		return &PieceWriter{h: h, i: -1}
+	w := &PieceWriter{h: h, buf: make([]byte, 0, groupSize(h.G))}
+	w.Reset(i)
+	return w
+}
+
+// Reset makes w a writer for piece i of the same set, as NewPieceWriter
+// would, keeping its buffers (a fetcher checks many pieces with one).
+func (w *PieceWriter) Reset(i int) {
+	w.buf, w.ph.cvs, w.got = w.buf[:0], w.ph.cvs[:0], 0
+	if i < 0 || i >= len(w.h.Values) {
+		w.i, w.want = -1, 0
+		return
 	}
-	_, n := h.Piece(i)
-	return &PieceWriter{h: h, i: i, want: n, counter: uint64(i) << h.G, buf: make([]byte, 0, groupSize(h.G))}
+	_, n := w.h.Piece(i)
+	w.i, w.want, w.counter = i, n, uint64(i)<<w.h.G
 }
 
 // Write adds b to the piece. Bytes past the piece's length are not taken:

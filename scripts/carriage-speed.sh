@@ -6,8 +6,10 @@
 # file, with `waiops prior fetch` from one server and with `waiops prior
 # fetch-tree` from both, once per piece size in GS (default "10 6": pieces
 # of 1 MiB and 64 KiB, 1024 · 2^g bytes). It prints each one's median MiB/s,
-# its ratio to curl's median, and its peak RSS (/usr/bin/time -v). The
-# machine is shared: only the ratios in one run mean anything. WAIOPS_BIN
+# its ratio to curl's median, its median CPU seconds (user + system: on a
+# machine whose cores are all busy, the wall time follows them) and its peak
+# RSS (/usr/bin/time). The machine is shared: only the ratios in one run
+# mean anything. WAIOPS_BIN
 # names a built waiops to use instead of building one. Everything lives in
 # a temporary directory, removed at the end.
 set -euo pipefail
@@ -88,13 +90,13 @@ else
 fi
 
 # timed NAME CMD...: runs CMD under /usr/bin/time, appending "NAME seconds
-# rss_kib" to $tmp/runs; the sink is emptied after each run.
+# rss_kib cpu_seconds" to $tmp/runs; the sink is emptied after each run.
 timed() {
 	local name=$1
 	shift
 	mkdir -p "$tmp/sink"
-	/usr/bin/time -f '%e %M' -o "$tmp/time" "$@" >"$tmp/out"
-	echo "$name $(cat "$tmp/time")" >>"$tmp/runs"
+	/usr/bin/time -f '%e %M %U %S' -o "$tmp/time" "$@" >"$tmp/out"
+	echo "$name $(awk '{print $1, $2, $3 + $4}' "$tmp/time")" >>"$tmp/runs"
 	rm -rf "$tmp/sink" "$tmp/curl.out"
 }
 
@@ -113,15 +115,15 @@ for _ in $(seq "$reps"); do
 done
 
 echo "set: $size_mib MiB from $server on loopback, $reps runs each, interleaved; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs"
-sort -k1,1 -k2,2n "$tmp/runs" | awk -v mib="$size_mib" '
-	{ n[$1]++; s[$1, n[$1]] = $2; r[$1] = ($3 > r[$1] ? $3 : r[$1]); if (!($1 in seen)) { seen[$1] = 1; order[++k] = $1 } }
-	END {
-		for (i = 1; i <= k; i++) {
-			x = order[i]; m = n[x]
-			med[x] = (m % 2) ? s[x, (m + 1) / 2] : (s[x, m / 2] + s[x, m / 2 + 1]) / 2
-		}
-		for (i = 1; i <= k; i++) {
-			x = order[i]
-			printf "%-16s median %6.3f s  %7.1f MiB/s  %.2f x curl  peak RSS %6.1f MiB\n", x, med[x], mib / med[x], med["curl"] / med[x], r[x] / 1024
-		}
+# median NAME FIELD: the median of FIELD over NAME's runs.
+median() {
+	awk -v x="$1" -v f="$2" '$1 == x {print $f}' "$tmp/runs" | sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+}
+curl_med=$(median curl 2)
+curl_cpu=$(median curl 4)
+for name in $(awk '!seen[$1]++ {print $1}' "$tmp/runs"); do
+	awk -v x="$name" -v s="$(median "$name" 2)" -v c="$(median "$name" 4)" -v cs="$curl_med" -v cc="$curl_cpu" -v mib="$size_mib" \
+		-v rss="$(awk -v x="$name" '$1 == x && $3 > m {m = $3} END {print m}' "$tmp/runs")" 'BEGIN {
+		printf "%-16s median %6.3f s  %7.1f MiB/s  %.2f x curl   CPU %5.2f s (%.2f x curl)   peak RSS %6.1f MiB\n", x, s, mib / s, cs / s, c, c / cc, rss / 1024
 	}'
+done

@@ -304,13 +304,21 @@ func (w meterWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// sink is where a body's bytes go: the temporary file, the hash, and a
-// meter where the fetcher has one for a transfer of total bytes.
+// sink is where a body's bytes go: the temporary file, the hash where sum
+// is not nil, and a meter where the fetcher has one for a transfer of total
+// bytes.
 func (f *Fetcher) sink(t *store.Temp, sum io.Writer, total int64) io.Writer {
-	if m := f.meter(total); m != nil {
-		return io.MultiWriter(t, sum, meterWriter{m})
+	w := []io.Writer{t}
+	if sum != nil {
+		w = append(w, sum)
 	}
-	return io.MultiWriter(t, sum)
+	if m := f.meter(total); m != nil {
+		w = append(w, meterWriter{m})
+	}
+	if len(w) == 1 {
+		return t
+	}
+	return io.MultiWriter(w...)
 }
 
 // Fetch holds the resource d: from the store when it is there already,
@@ -394,8 +402,7 @@ func (f *Fetcher) plain(ctx context.Context, root string, d [32]byte) (*store.Te
 
 // hold reads an identity body, at most the bound and one byte, into a
 // temporary file of the store, and returns it only when its SHA-256 is d
-// (H3). The body is read in one goroutine while the bytes before are hashed
-// and written in another (copyOverlapped).
+// (H3). The body is read, hashed and written at once (copyOverlapped).
 func (f *Fetcher) hold(u string, resp *http.Response, d [32]byte) (*store.Temp, error) {
 	bound := f.maxBytes()
 	if resp.ContentLength > store.Limit(bound) {
@@ -406,7 +413,7 @@ func (f *Fetcher) hold(u string, resp *http.Response, d [32]byte) (*store.Temp, 
 		return nil, err
 	}
 	sum := sha256.New()
-	n, rerr, werr := copyOverlapped(f.sink(t, sum, resp.ContentLength), resp.Body, store.Limit(bound)+1)
+	n, rerr, werr := copyOverlapped(f.sink(t, nil, resp.ContentLength), sum, resp.Body, store.Limit(bound)+1)
 	switch {
 	case werr != nil:
 		t.Discard()

@@ -15,12 +15,13 @@ type filled struct {
 	err error // the read's error after b; io.EOF at the end
 }
 
-// copyOverlapped copies at most limit bytes of src to dst, reading src in a
-// goroutine of its own while dst takes the bytes read before (issue 25: the
-// hash and the write overlap the transfer). It returns the bytes dst took,
-// the error of src's (nil at its end) and the error of dst's; after an
-// error of dst's no further buffer is read.
-func copyOverlapped(dst io.Writer, src io.Reader, limit int64) (n int64, rerr, werr error) {
+// copyOverlapped copies at most limit bytes of src to dst and to sum,
+// three ways at once (issue 25: the hash overlaps the transfer and the
+// write): src is read in a goroutine of its own, and each buffer read is
+// hashed by another while dst takes it. It returns the bytes dst took, the
+// error of src's (nil at its end) and the error of dst's; after an error of
+// dst's no further buffer is read, and sum has had every byte dst took.
+func copyOverlapped(dst, sum io.Writer, src io.Reader, limit int64) (n int64, rerr, werr error) {
 	src = io.LimitReader(src, limit)
 	free := make(chan []byte, pipeBufs)
 	for range pipeBufs {
@@ -44,11 +45,20 @@ func copyOverlapped(dst io.Writer, src io.Reader, limit int64) (n int64, rerr, w
 			}
 		}
 	}()
+	hashIn, hashed := make(chan []byte), make(chan struct{})
+	defer close(hashIn)
+	go func() {
+		for b := range hashIn {
+			sum.Write(b) // a hash.Hash's Write never fails
+			hashed <- struct{}{}
+		}
+	}()
 	for c := range full {
 		if werr == nil && len(c.b) > 0 {
-			var w int
-			w, werr = dst.Write(c.b)
-			n += int64(w)
+			hashIn <- c.b
+			w, err := dst.Write(c.b)
+			<-hashed
+			n, werr = n+int64(w), err
 			if werr != nil {
 				close(stop)
 			}

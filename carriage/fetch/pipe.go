@@ -20,7 +20,7 @@ type filled struct {
 // write): src is read in a goroutine of its own, and each buffer read is
 // hashed by another while dst takes it. It returns the bytes dst took, the
 // error of src's (nil at its end) and the error of dst's; after an error of
-// dst's no further buffer is read, and sum has had every byte dst took.
+// dst's no further buffer is read (sum is then of no use).
 func copyOverlapped(dst, sum io.Writer, src io.Reader, limit int64) (n int64, rerr, werr error) {
 	src = io.LimitReader(src, limit)
 	free := make(chan []byte, pipeBufs)

@@ -53,16 +53,20 @@
 //     dictionary, where the two differ.
 //   - §19.2 allows several whole pieces in one request: the pieces are asked
 //     in runs of consecutive pieces (RunBytes of them at most, one piece at
-//     least), run k of source k mod m first. Each piece of a run is checked
-//     as it arrives; a piece that does not verify, and every piece of a run
-//     whose response H4 refuses or that breaks off before it, is asked alone
-//     of each next source in turn (a verified piece is never fetched again).
+//     least, fewer where that keeps every request slot busy), run k of
+//     source k mod m first. Each piece of a run is checked as it arrives; a
+//     piece that does not verify is asked alone of the next source, and the
+//     pieces of a run whose response H4 refuses, or those from where its
+//     body breaks off, are asked of it as one run; so on, source by source
+//     (a verified piece is never fetched again). A body that runs long fails
+//     the run's last piece, whose check waits for the body's end.
 //     A piece that none yields stops the fetch (prior_not_held) and the rest
 //     are not asked. Pieces are written into a temporary file at their
 //     offsets; a piece that does not verify is written over by the next
 //     answer, and the file is discarded unless every piece verifies and its
 //     SHA-256 is inner. That SHA-256 runs beside the fetch over the file's
-//     pages (mapped, not copied, where the system maps files): each piece
+//     pages (mapped, not copied, where the system maps files, and given
+//     back once hashed, so they do not count as the process's): each piece
 //     once the pieces before it are verified, so step 3 ends with the last
 //     piece rather than after a second pass.
 package fetch

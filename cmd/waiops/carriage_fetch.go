@@ -111,7 +111,7 @@ func (l *limitFlags) fetcher(dir string, stderr io.Writer) (*fetch.Fetcher, erro
 		}
 	}
 	if *l.minRate < 0 || *l.deadline < 0 {
-		return nil, fmt.Errorf("--min-rate and --deadline are not negative")
+		return nil, fmt.Errorf("--min-rate and --deadline take no negative value")
 	}
 	rate := *l.minRate
 	if rate == 0 {

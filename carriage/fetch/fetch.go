@@ -312,7 +312,7 @@ func (w meterWriter) Write(b []byte) (int, error) {
 // is not nil, and a meter where the fetcher has one for a transfer of total
 // bytes.
 func (f *Fetcher) sink(t *store.Temp, sum io.Writer, total int64) io.Writer {
-	w := []io.Writer{t}
+	w := []io.Writer{newWriteback(t.File)}
 	if sum != nil {
 		w = append(w, sum)
 	}
@@ -320,7 +320,7 @@ func (f *Fetcher) sink(t *store.Temp, sum io.Writer, total int64) io.Writer {
 		w = append(w, meterWriter{m})
 	}
 	if len(w) == 1 {
-		return t
+		return w[0]
 	}
 	return io.MultiWriter(w...)
 }

@@ -238,6 +238,7 @@ func (tf *treeFetch) run(ctx context.Context, s span, src string, buf []byte) ([
 		return nil, ctx.Err()
 	case out.i == s.end-1 && out.left == 0 && !out.long && body.err == nil:
 		out.finish() // the body ended with the range's last byte
+		startWriteback(tf.t.File, int64(a), int64(n))
 		return out.misses, nil
 	}
 	// The body broke off or ran long: the piece it was in and the rest are

@@ -9,9 +9,10 @@
 # its ratio to curl's median, its median CPU seconds (user + system: on a
 # machine whose cores are all busy, the wall time follows them) and its peak
 # RSS (/usr/bin/time). The machine is shared: only the ratios in one run
-# mean anything. WAIOPS_BIN
-# names a built waiops to use instead of building one. Everything lives in
-# a temporary directory, removed at the end.
+# mean anything. WAIOPS_BIN names a built waiops to use instead of building
+# one; BASE_BIN, another (an older build, say) whose fetches run beside,
+# named base-*. Everything lives in a temporary directory, removed at the
+# end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size_mib=${SIZE_MIB:-256}
@@ -29,6 +30,11 @@ if [ -n "${WAIOPS_BIN:-}" ]; then
 	cp "$WAIOPS_BIN" "$tmp/waiops"
 else
 	go build -o "$tmp/waiops" ./cmd/waiops
+fi
+bins=(waiops)
+if [ -n "${BASE_BIN:-}" ]; then
+	cp "$BASE_BIN" "$tmp/base"
+	bins+=(base)
 fi
 head -c $((size_mib << 20)) /dev/urandom >"$tmp/set"
 inner=$(sha256sum "$tmp/set" | cut -d' ' -f1)
@@ -105,12 +111,16 @@ curl -s -o /dev/null "${roots[0]}$inner" # warm the page cache of both copies
 curl -s -o /dev/null "${roots[1]}$inner"
 for _ in $(seq "$reps"); do
 	timed curl curl -s -o "$tmp/curl.out" "${roots[0]}$inner"
-	timed fetch "$tmp/waiops" prior fetch "$inner" --store "$tmp/sink" --root "${roots[0]}"
-	grep -q "^held $inner$" "$tmp/out"
-	for g in $gs; do
-		timed "fetch-tree-g$g" "$tmp/waiops" prior fetch-tree "$tmp/set-$g.wtr1" \
-			--store "$tmp/sink" --source "${roots[0]}" --source "${roots[1]}"
+	for bin in "${bins[@]}"; do
+		pre=${bin#waiops}
+		pre=${pre:+$pre-}
+		timed "${pre}fetch" "$tmp/$bin" prior fetch "$inner" --store "$tmp/sink" --root "${roots[0]}"
 		grep -q "^held $inner$" "$tmp/out"
+		for g in $gs; do
+			timed "${pre}fetch-tree-g$g" "$tmp/$bin" prior fetch-tree "$tmp/set-$g.wtr1" \
+				--store "$tmp/sink" --source "${roots[0]}" --source "${roots[1]}"
+			grep -q "^held $inner$" "$tmp/out"
+		done
 	done
 done
 
@@ -124,6 +134,6 @@ curl_cpu=$(median curl 4)
 for name in $(awk '!seen[$1]++ {print $1}' "$tmp/runs"); do
 	awk -v x="$name" -v s="$(median "$name" 2)" -v c="$(median "$name" 4)" -v cs="$curl_med" -v cc="$curl_cpu" -v mib="$size_mib" \
 		-v rss="$(awk -v x="$name" '$1 == x && $3 > m {m = $3} END {print m}' "$tmp/runs")" 'BEGIN {
-		printf "%-16s median %6.3f s  %7.1f MiB/s  %.2f x curl   CPU %5.2f s (%.2f x curl)   peak RSS %6.1f MiB\n", x, s, mib / s, cs / s, c, c / cc, rss / 1024
+		printf "%-20s median %6.3f s  %7.1f MiB/s  %.2f x curl   CPU %5.2f s (%.2f x curl)   peak RSS %6.1f MiB\n", x, s, mib / s, cs / s, c, c / cc, rss / 1024
 	}'
 done

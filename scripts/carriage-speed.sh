@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
-# carriage-speed.sh: issue 15's speed figure. Fetches a set (256 MiB unless
-# SIZE_MIB says otherwise) by range from two local `waiops prior serve`
-# servers with `waiops prior fetch-tree`, and the same file whole from one of
-# them with plain curl, in the same run; prints MB/s for each and the tree
-# fetch's peak RSS (/usr/bin/time -v). G sets the piece size, 1024 · 2^G
-# bytes (default 8: 256 KiB pieces); WAIOPS_BIN names a built waiops to
-# use instead of building one. Everything lives in a temporary
-# directory, removed at the end.
+# carriage-speed.sh: issue 25's fetch-speed figure. Serves a set (256 MiB
+# unless SIZE_MIB says otherwise) from two nginx servers on loopback (two
+# `waiops prior serve` where nginx is not installed), then, in the same run
+# and interleaved REPS times (default 5), fetches it with `curl -o` into a
+# file, with `waiops prior fetch` from one server and with `waiops prior
+# fetch-tree` from both, once per piece size in GS (default "10 6": pieces
+# of 1 MiB and 64 KiB, 1024 · 2^g bytes). It prints each one's median MiB/s,
+# its ratio to curl's median, its median CPU seconds (user + system: on a
+# machine whose cores are all busy, the wall time follows them) and its peak
+# RSS (/usr/bin/time). The machine is shared: only the ratios in one run
+# mean anything. WAIOPS_BIN names a built waiops to use instead of building
+# one; BASE_BIN, another (an older build, say) whose fetches run beside,
+# named base-*. Everything lives in a temporary directory, removed at the
+# end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size_mib=${SIZE_MIB:-256}
-g=${G:-8}
+reps=${REPS:-5}
+gs=${GS:-10 6}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/carriage-speed.XXXXXX")
 pids=()
 cleanup() {
@@ -24,44 +31,109 @@ if [ -n "${WAIOPS_BIN:-}" ]; then
 else
 	go build -o "$tmp/waiops" ./cmd/waiops
 fi
+bins=(waiops)
+if [ -n "${BASE_BIN:-}" ]; then
+	cp "$BASE_BIN" "$tmp/base"
+	bins+=(base)
+fi
 head -c $((size_mib << 20)) /dev/urandom >"$tmp/set"
-"$tmp/waiops" prior tree --g "$g" "$tmp/set" "$tmp/set.wtr1"
 inner=$(sha256sum "$tmp/set" | cut -d' ' -f1)
-mkdir -p "$tmp/a" "$tmp/b" "$tmp/sink"
+for g in $gs; do "$tmp/waiops" prior tree --g "$g" "$tmp/set" "$tmp/set-$g.wtr1"; done
+mkdir -p "$tmp/a" "$tmp/b"
 cp "$tmp/set" "$tmp/a/$inner"
 mv "$tmp/set" "$tmp/b/$inner"
 
 roots=()
-for s in a b; do
-	"$tmp/waiops" prior serve "$tmp/$s" >"$tmp/$s.out" &
-	pids+=($!)
-done
-for s in a b; do
-	for _ in $(seq 100); do
-		grep -q '^serving ' "$tmp/$s.out" 2>/dev/null && break
-		sleep 0.1
+if command -v nginx >/dev/null; then
+	server=nginx
+	ports=()
+	for _ in a b; do
+		ports+=("$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')")
 	done
-	roots+=("$(sed -n 's/^serving //p' "$tmp/$s.out")")
+	cat >"$tmp/nginx.conf" <<EOF
+daemon off;
+master_process off;
+worker_processes 1;
+pid $tmp/nginx.pid;
+error_log $tmp/nginx.err;
+events { worker_connections 256; }
+http {
+	access_log off;
+	sendfile on;
+	tcp_nopush on;
+	client_body_temp_path $tmp/nginx-body;
+	proxy_temp_path $tmp/nginx-proxy;
+	fastcgi_temp_path $tmp/nginx-fastcgi;
+	uwsgi_temp_path $tmp/nginx-uwsgi;
+	scgi_temp_path $tmp/nginx-scgi;
+	default_type application/octet-stream;
+	server { listen 127.0.0.1:${ports[0]}; location /.well-known/wai-sets/ { alias $tmp/a/; } }
+	server { listen 127.0.0.1:${ports[1]}; location /.well-known/wai-sets/ { alias $tmp/b/; } }
+}
+EOF
+	nginx -c "$tmp/nginx.conf" -p "$tmp" &
+	pids+=($!)
+	for p in "${ports[@]}"; do
+		for _ in $(seq 100); do
+			curl -sf -o /dev/null "http://127.0.0.1:$p/.well-known/wai-sets/$inner" -r 0-0 && break
+			sleep 0.1
+		done
+		roots+=("http://127.0.0.1:$p/.well-known/wai-sets/")
+	done
+else
+	server="waiops prior serve"
+	for s in a b; do
+		"$tmp/waiops" prior serve "$tmp/$s" >"$tmp/$s.out" &
+		pids+=($!)
+	done
+	for s in a b; do
+		for _ in $(seq 100); do
+			grep -q '^serving ' "$tmp/$s.out" 2>/dev/null && break
+			sleep 0.1
+		done
+		roots+=("$(sed -n 's/^serving //p' "$tmp/$s.out")")
+	done
+fi
+
+# timed NAME CMD...: runs CMD under /usr/bin/time, appending "NAME seconds
+# rss_kib cpu_seconds" to $tmp/runs; the sink is emptied after each run.
+timed() {
+	local name=$1
+	shift
+	mkdir -p "$tmp/sink"
+	/usr/bin/time -f '%e %M %U %S' -o "$tmp/time" "$@" >"$tmp/out"
+	echo "$name $(awk '{print $1, $2, $3 + $4}' "$tmp/time")" >>"$tmp/runs"
+	rm -rf "$tmp/sink" "$tmp/curl.out"
+}
+
+: >"$tmp/runs"
+curl -s -o /dev/null "${roots[0]}$inner" # warm the page cache of both copies
+curl -s -o /dev/null "${roots[1]}$inner"
+for _ in $(seq "$reps"); do
+	timed curl curl -s -o "$tmp/curl.out" "${roots[0]}$inner"
+	for bin in "${bins[@]}"; do
+		pre=${bin#waiops}
+		pre=${pre:+$pre-}
+		timed "${pre}fetch" "$tmp/$bin" prior fetch "$inner" --store "$tmp/sink" --root "${roots[0]}"
+		grep -q "^held $inner$" "$tmp/out"
+		for g in $gs; do
+			timed "${pre}fetch-tree-g$g" "$tmp/$bin" prior fetch-tree "$tmp/set-$g.wtr1" \
+				--store "$tmp/sink" --source "${roots[0]}" --source "${roots[1]}"
+			grep -q "^held $inner$" "$tmp/out"
+		done
+	done
 done
 
-# Plain curl of the whole file from one server (warm page cache for both).
-curl_out=$(curl -s -o /dev/null -w '%{time_total} %{size_download}' "${roots[0]}$inner")
-read -r curl_s curl_bytes <<<"$curl_out"
-# The same curl writing the file beside the store: the transfer and the
-# write a sink makes, without the checks (BLAKE3 per piece, then SHA-256).
-curl_file_s=$(curl -s -o "$tmp/curl.out" -w '%{time_total}' "${roots[0]}$inner")
-rm -f "$tmp/curl.out"
-
-/usr/bin/time -v -o "$tmp/time" "$tmp/waiops" prior fetch-tree "$tmp/set.wtr1" \
-	--store "$tmp/sink" --source "${roots[0]}" --source "${roots[1]}" >"$tmp/fetch.out"
-grep -q "^held $inner$" "$tmp/fetch.out"
-tree_s=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s}' "$tmp/time")
-rss_kib=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$tmp/time")
-
-awk -v b="$curl_bytes" -v cs="$curl_s" -v cf="$curl_file_s" -v ts="$tree_s" -v rss="$rss_kib" -v mib="$size_mib" -v g="$g" 'BEGIN {
-	printf "set: %d MiB, pieces of %d KiB\n", mib, 2 ^ g
-	printf "curl, one server:        %.3f s  %.1f MB/s\n", cs, b / cs / 1e6
-	printf "curl to a file:          %.3f s  %.1f MB/s\n", cf, b / cf / 1e6
-	printf "fetch-tree, two servers: %.3f s  %.1f MB/s\n", ts, b / ts / 1e6
-	printf "fetch-tree peak RSS:     %.1f MiB\n", rss / 1024
-}'
+echo "set: $size_mib MiB from $server on loopback, $reps runs each, interleaved; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs"
+# median NAME FIELD: the median of FIELD over NAME's runs.
+median() {
+	awk -v x="$1" -v f="$2" '$1 == x {print $f}' "$tmp/runs" | sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+}
+curl_med=$(median curl 2)
+curl_cpu=$(median curl 4)
+for name in $(awk '!seen[$1]++ {print $1}' "$tmp/runs"); do
+	awk -v x="$name" -v s="$(median "$name" 2)" -v c="$(median "$name" 4)" -v cs="$curl_med" -v cc="$curl_cpu" -v mib="$size_mib" \
+		-v rss="$(awk -v x="$name" '$1 == x && $3 > m {m = $3} END {print m}' "$tmp/runs")" 'BEGIN {
+		printf "%-20s median %6.3f s  %7.1f MiB/s  %.2f x curl   CPU %5.2f s (%.2f x curl)   peak RSS %6.1f MiB\n", x, s, mib / s, cs / s, c, c / cc, rss / 1024
+	}'
+done

@@ -50,10 +50,13 @@ const (
 // WellKnown is an origin's own set root's path (§15, DECISIONS H2).
 const WellKnown = "/.well-known/wai-sets/"
 
-// Defaults of a Fetcher whose fields are zero.
+// Defaults of a Fetcher whose fields are zero. The bound is one a desktop's
+// disk holds (§18.2's largest plaintext, 2^40, is for a sink that says so).
 const (
 	DefaultTimeout  = 30 * time.Second
-	DefaultMaxBytes = 1 << 40 // §18.2's largest plaintext
+	DefaultMinRate  = 4 << 10 // bytes a second
+	DefaultMaxBytes = 16 << 30
+	DefaultRunBytes = 8 << 20
 )
 
 // CheckRoot applies DECISIONS H2: an absolute http or https URL, with a
@@ -113,12 +116,14 @@ type Meter interface {
 }
 
 // Attempt is one root passed over, one coded response refused before its
-// plain retry, or one failed attempt at a piece; Err carries its code.
+// plain retry, or one failed attempt at a run of pieces; Err carries its
+// code.
 type Attempt struct {
-	Kind  string // "root", "coded" or "piece"
-	URL   string // the root or source as given
-	Piece int    // for "piece"
-	Err   error
+	Kind   string // "root", "coded" or "piece"
+	URL    string // the root or source as given
+	Piece  int    // for "piece": the first piece
+	Pieces int    // for "piece": how many, from Piece (1: that piece alone)
+	Err    error
 }
 
 // Code is the attempt's refusal code.
@@ -136,8 +141,11 @@ func codeOf(err error) refusal.Code {
 type Fetcher struct {
 	Store    store.Store
 	Client   *http.Client  // nil: a client with its own transport
-	Timeout  time.Duration // per request, of silence (see Readings); 0: DefaultTimeout
+	Timeout  time.Duration // per request, of slowness (see Readings); 0: DefaultTimeout
+	MinRate  int64         // bytes a second each Timeout must bring; 0: DefaultMinRate; < 0: silence alone
+	Deadline time.Duration // per request, for its whole transfer; 0: none
 	MaxBytes uint64        // the sink's byte bound, inclusive; 0: DefaultMaxBytes
+	RunBytes uint64        // the most bytes a tree's range request asks (whole pieces, one at least); 0: DefaultRunBytes
 	// Report, where set, is told of each attempt that fails, as it fails.
 	Report func(Attempt)
 	// Progress, where set, gives a meter for a transfer of total bytes (-1
@@ -153,6 +161,16 @@ func (f *Fetcher) timeout() time.Duration {
 	return DefaultTimeout
 }
 
+func (f *Fetcher) minRate() int64 {
+	switch {
+	case f.MinRate < 0:
+		return 0
+	case f.MinRate == 0:
+		return DefaultMinRate
+	}
+	return f.MinRate
+}
+
 func (f *Fetcher) maxBytes() uint64 {
 	if f.MaxBytes > 0 {
 		return f.MaxBytes
@@ -160,25 +178,28 @@ func (f *Fetcher) maxBytes() uint64 {
 	return DefaultMaxBytes
 }
 
-// limit is n as an int64 one below the largest, so n + 1 never wraps.
-
+// httpClient is Client, or a client of the fetcher's own, that follows no
+// redirect: a 3xx is the response (H3, H4: a status other than 200 or 206).
 func (f *Fetcher) httpClient() *http.Client {
-	if f.Client != nil {
-		return f.Client
-	}
 	if c := f.client.Load(); c != nil {
 		return c
 	}
-	// No transparent gzip (the request names its codings itself, H3) and
-	// enough idle connections for the pieces in flight.
-	c := &http.Client{Transport: &http.Transport{
-		Proxy:               http.ProxyFromEnvironment,
-		DialContext:         (&net.Dialer{Timeout: f.timeout(), KeepAlive: 30 * time.Second}).DialContext,
-		DisableCompression:  true,
-		MaxIdleConnsPerHost: 32,
-		IdleConnTimeout:     90 * time.Second,
-	}}
-	f.client.CompareAndSwap(nil, c)
+	var c http.Client
+	if f.Client != nil {
+		c = *f.Client
+	} else {
+		// No transparent gzip (the request names its codings itself, H3)
+		// and enough idle connections for the pieces in flight.
+		c.Transport = &http.Transport{
+			Proxy:               http.ProxyFromEnvironment,
+			DialContext:         (&net.Dialer{Timeout: f.timeout(), KeepAlive: 30 * time.Second}).DialContext,
+			DisableCompression:  true,
+			MaxIdleConnsPerHost: 32,
+			IdleConnTimeout:     90 * time.Second,
+		}
+	}
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	f.client.CompareAndSwap(nil, &c)
 	return f.client.Load()
 }
 
@@ -195,67 +216,6 @@ func (f *Fetcher) meter(total int64) Meter {
 		}
 	}
 	return nil
-}
-
-// errSilent is a request the timeout cut off.
-var errSilent = errors.New("no answer within the timeout")
-
-// watch cancels a request once it has been silent for d.
-type watch struct {
-	d      time.Duration
-	timer  *time.Timer
-	fired  atomic.Bool
-	cancel context.CancelFunc
-}
-
-// silentBody is a response body whose reads restart its request's watch.
-type silentBody struct {
-	rc io.ReadCloser
-	w  *watch
-}
-
-func (b *silentBody) Read(p []byte) (int, error) {
-	n, err := b.rc.Read(p)
-	if n > 0 {
-		b.w.timer.Reset(b.w.d)
-	}
-	if err != nil && err != io.EOF && b.w.fired.Load() {
-		err = errSilent
-	}
-	return n, err
-}
-
-func (b *silentBody) Close() error {
-	b.w.timer.Stop()
-	err := b.rc.Close()
-	b.w.cancel()
-	return err
-}
-
-// get sends a GET for u with hdr under the fetcher's timeout; a request
-// that fails or stays silent is set_location_unavailable (H3, H4).
-func (f *Fetcher) get(ctx context.Context, u string, hdr http.Header) (*http.Response, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	w := &watch{d: f.timeout(), cancel: cancel}
-	w.timer = time.AfterFunc(w.d, func() { w.fired.Store(true); cancel() })
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		w.timer.Stop()
-		cancel()
-		return nil, err
-	}
-	req.Header = hdr
-	resp, err := f.httpClient().Do(req)
-	if err != nil {
-		w.timer.Stop()
-		cancel()
-		if w.fired.Load() {
-			err = errSilent
-		}
-		return nil, refusal.New(LocationUnavailable, "%s: %v", u, err)
-	}
-	resp.Body = &silentBody{resp.Body, w}
-	return resp, nil
 }
 
 // codings is a response's Content-Encoding, identity left out (H3).
@@ -294,13 +254,21 @@ func (w meterWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// sink is where a body's bytes go: the temporary file, the hash, and a
-// meter where the fetcher has one for a transfer of total bytes.
+// sink is where a body's bytes go: the temporary file, the hash where sum
+// is not nil, and a meter where the fetcher has one for a transfer of total
+// bytes.
 func (f *Fetcher) sink(t *store.Temp, sum io.Writer, total int64) io.Writer {
-	if m := f.meter(total); m != nil {
-		return io.MultiWriter(t, sum, meterWriter{m})
+	w := []io.Writer{newWriteback(t.File)}
+	if sum != nil {
+		w = append(w, sum)
 	}
-	return io.MultiWriter(t, sum)
+	if m := f.meter(total); m != nil {
+		w = append(w, meterWriter{m})
+	}
+	if len(w) == 1 {
+		return w[0]
+	}
+	return io.MultiWriter(w...)
 }
 
 // Fetch holds the resource d: from the store when it is there already,
@@ -308,35 +276,52 @@ func (f *Fetcher) sink(t *store.Temp, sum io.Writer, total int64) io.Writer {
 // root is first asked for d coded against it (§16, H5). When every root is
 // passed over it refuses prior_not_held, naming each root's reason.
 func (f *Fetcher) Fetch(ctx context.Context, d [32]byte, roots []string, pred *[32]byte) error {
+	t, err := f.fetch(ctx, d, roots, pred)
+	if err != nil || t == nil {
+		return err
+	}
+	return t.Commit(d)
+}
+
+// fetch is Fetch up to the commit: it returns d's verified temporary file,
+// for the caller to commit or discard, or nil when the store holds d.
+func (f *Fetcher) fetch(ctx context.Context, d [32]byte, roots []string, pred *[32]byte) (*store.Temp, error) {
 	if f.Store.Holds(d) {
-		return nil
+		return nil, nil
 	}
 	var dict []byte
-	if pred != nil && *pred != d && f.Store.Holds(*pred) {
-		b, err := f.Store.ReadFile(*pred, math.MaxInt64-1)
+	coded := pred != nil && *pred != d && f.Store.Holds(*pred)
+	if coded {
+		m, err := mapFile(f.Store.Path(*pred))
 		if err != nil {
-			return err
+			return nil, err
 		}
-		dict = b
+		defer m.Close()
+		dict = m.Bytes()
 	}
 	var reasons []string
 	for _, root := range roots {
-		var err error
-		if dict != nil {
+		var (
+			t   *store.Temp
+			err error
+		)
+		if coded {
 			var retry bool
-			if err, retry = f.coded(ctx, root, d, *pred, dict); retry {
+			if t, err, retry = f.coded(ctx, root, d, *pred, dict); retry && ctx.Err() == nil {
 				// H5: a refused coded response; the same root once more, plain.
 				f.report(Attempt{Kind: "coded", URL: root, Err: err})
-				err = f.plain(ctx, root, d)
+				t, err = f.plain(ctx, root, d)
 			}
 		} else {
-			err = f.plain(ctx, root, d)
+			t, err = f.plain(ctx, root, d)
 		}
-		if err == nil {
-			return nil
-		}
-		if codeOf(err) == "" { // the store, not the root
-			return err
+		switch {
+		case err == nil:
+			return t, nil
+		case ctx.Err() != nil:
+			return nil, cancelled(ctx)
+		case codeOf(err) == "": // the store, not the root
+			return nil, err
 		}
 		f.report(Attempt{Kind: "root", URL: root, Err: err})
 		reasons = append(reasons, fmt.Sprintf("root %s: %v", root, err))
@@ -345,72 +330,97 @@ func (f *Fetcher) Fetch(ctx context.Context, d [32]byte, roots []string, pred *[
 		reasons = append(reasons, "no roots")
 	}
 	// H3: every root passed over; the set is not held (SPEC §3.1 check 6).
-	return refusal.New(carriage.PriorNotHeld, "no root yields %x: %s", d, strings.Join(reasons, "; "))
+	return nil, refusal.New(carriage.PriorNotHeld, "no root yields %x: %s", d, strings.Join(reasons, "; "))
 }
 
 // plain is one fetch of d from root, H3's checks in order.
-func (f *Fetcher) plain(ctx context.Context, root string, d [32]byte) error {
+func (f *Fetcher) plain(ctx context.Context, root string, d [32]byte) (*store.Temp, error) {
 	u := root + hex.EncodeToString(d[:])
 	resp, err := f.get(ctx, u, http.Header{"Accept-Encoding": {"identity"}})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return refusal.New(LocationUnavailable, "%s: status %s", u, resp.Status)
+		return nil, refusal.New(LocationUnavailable, "%s: status %s", u, resp.Status)
 	}
 	if c := codings(resp); len(c) > 0 {
-		return refusal.New(CodingPresent, "%s: Content-Encoding %s, which the request did not offer", u, strings.Join(c, ", "))
+		return nil, refusal.New(CodingPresent, "%s: Content-Encoding %s, which the request did not offer", u, strings.Join(c, ", "))
 	}
 	return f.hold(u, resp, d)
 }
 
-// hold reads an identity body, at most the bound and one byte, into the
-// store, and keeps it under d only when its SHA-256 is d (H3).
-func (f *Fetcher) hold(u string, resp *http.Response, d [32]byte) error {
+// hold reads an identity body, at most the bound and one byte, into a
+// temporary file of the store, and returns it only when its SHA-256 is d
+// (H3). The body is read, hashed and written at once (copyOverlapped).
+func (f *Fetcher) hold(u string, resp *http.Response, d [32]byte) (*store.Temp, error) {
 	bound := f.maxBytes()
 	if resp.ContentLength > store.Limit(bound) {
-		return refusal.New(TooLarge, "%s: Content-Length %d is past the bound of %d bytes", u, resp.ContentLength, bound)
+		return nil, refusal.New(TooLarge, "%s: Content-Length %d is past the bound of %d bytes", u, resp.ContentLength, bound)
 	}
 	t, err := f.Store.Create()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	sum := sha256.New()
-	w := f.sink(t, sum, resp.ContentLength)
-	body := &readTracker{r: resp.Body}
-	n, err := io.Copy(w, io.LimitReader(body, store.Limit(bound)+1))
-	if err != nil {
+	n, rerr, werr := copyOverlapped(f.sink(t, nil, resp.ContentLength), sum, resp.Body, store.Limit(bound)+1)
+	switch {
+	case werr != nil:
 		t.Discard()
-		if body.err != nil {
-			return refusal.New(LocationUnavailable, "%s: the body breaks off after %d bytes: %v", u, n, body.err)
-		}
-		return err
-	}
-	if uint64(n) > bound {
+		return nil, werr
+	case rerr != nil:
 		t.Discard()
-		return refusal.New(TooLarge, "%s: the body runs past the bound of %d bytes", u, bound)
+		return nil, refusal.New(LocationUnavailable, "%s: the body breaks off after %d bytes: %v", u, n, rerr)
+	case uint64(n) > bound:
+		t.Discard()
+		return nil, refusal.New(TooLarge, "%s: the body runs past the bound of %d bytes", u, bound)
 	}
 	var got [32]byte
 	sum.Sum(got[:0])
 	if got != d {
 		t.Discard()
-		return refusal.New(carriage.SetDigestMismatch, "%s: %d bytes of SHA-256 %x, not %x", u, n, got, d)
+		return nil, refusal.New(carriage.SetDigestMismatch, "%s: %d bytes of SHA-256 %x, not %x", u, n, got, d)
 	}
-	return t.Commit(d)
+	return t, nil
 }
 
 // FetchListing holds the wai.prior.set whose listing's digest is d: the
 // listing, then each file it names that the store does not hold, each under
 // its own digest (§15), then the set as carriage.Hold checks it, with its
-// bound statement (§18.1). pred, where held and a listing, lends each file
-// of the successor the predecessor's file at the same path as a dcz
-// dictionary (§16).
+// bound statement (§18.1). The listing is stored only once the set holds.
+// pred, where held and a listing, lends each file of the successor the
+// predecessor's file at the same path as a dcz dictionary (§16).
 func (f *Fetcher) FetchListing(ctx context.Context, d [32]byte, roots []string, pred *[32]byte) (*carriage.HeldSet, error) {
-	if err := f.Fetch(ctx, d, roots, pred); err != nil {
+	t, err := f.fetch(ctx, d, roots, pred)
+	if err != nil {
 		return nil, err
 	}
-	b, err := f.Store.ReadFile(d, f.maxBytes())
+	held, err := f.holdListing(ctx, d, t, roots, pred)
+	if t == nil {
+		return held, err
+	}
+	if err != nil {
+		t.Discard()
+		return nil, err
+	}
+	if err := t.Commit(d); err != nil {
+		return nil, err
+	}
+	return held, nil
+}
+
+// holdListing reads the listing d, from t where it was just fetched (t nil:
+// from the store), fetches its files and checks the set.
+func (f *Fetcher) holdListing(ctx context.Context, d [32]byte, t *store.Temp, roots []string, pred *[32]byte) (*carriage.HeldSet, error) {
+	var (
+		b   []byte
+		err error
+	)
+	if t != nil {
+		b, err = readBounded(io.NewSectionReader(t, 0, math.MaxInt64), f.maxBytes())
+	} else {
+		b, err = f.Store.ReadFile(d, f.maxBytes())
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -442,4 +452,14 @@ func (f *Fetcher) FetchListing(ctx context.Context, d [32]byte, roots []string, 
 		}
 	}
 	return carriage.Hold(b, func(lf carriage.ListedFile) (io.ReadCloser, error) { return os.Open(f.Store.Path(lf.SHA256)) })
+}
+
+// readBounded reads r whole, refusing more than max bytes without reading
+// past max + 1.
+func readBounded(r io.Reader, max uint64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, store.Limit(max)+1))
+	if err == nil && uint64(len(b)) > max {
+		err = fmt.Errorf("the listing is more than %d bytes", max)
+	}
+	return b, err
 }

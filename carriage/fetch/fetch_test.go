@@ -107,13 +107,18 @@ func (r *recorder) report(a Attempt) {
 	line := a.Kind + " " + a.URL + ": " + string(a.Code())
 	if a.Kind == "piece" {
 		line = "piece " + strconv.Itoa(a.Piece) + " " + a.URL + ": " + string(a.Code())
+		if a.Pieces > 1 {
+			line = "pieces " + strconv.Itoa(a.Piece) + "-" + strconv.Itoa(a.Piece+a.Pieces-1) + " " + a.URL + ": " + string(a.Code())
+		}
 	}
 	r.got = append(r.got, line)
 }
 
 func newFetcher(t *testing.T) (*Fetcher, *recorder) {
 	rec := &recorder{}
-	return &Fetcher{Store: store.Store(t.TempDir()), Timeout: 2 * time.Second, Report: rec.report}, rec
+	// Runs of one piece of the 1 KiB pieces the tree tests fetch, so that
+	// each request asks one piece; TestTreeRuns asks runs.
+	return &Fetcher{Store: store.Store(t.TempDir()), Timeout: 2 * time.Second, RunBytes: 1024, Report: rec.report}, rec
 }
 
 // heldOnly requires the store to hold exactly the sets given, each under
@@ -321,6 +326,11 @@ func TestListing(t *testing.T) {
 	if _, err := f3.FetchListing(context.Background(), sha256.Sum256(l3), []string{r1}, nil); code(err) != carriage.SetUsageMalformed {
 		t.Errorf("a bound statement that does not read: %v", err)
 	}
+	// Its files stay held, each verified on its own; the listing, not held,
+	// is not stored.
+	heldOnly(t, f3.Store, a, bad)
+	// Nor is a listing whose file no root holds.
+	heldOnly(t, f2.Store, a)
 }
 
 func listing(t *testing.T, files map[string][]byte) []byte {

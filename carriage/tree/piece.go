@@ -19,11 +19,21 @@ type PieceWriter struct {
 // NewPieceWriter returns a writer that checks piece i of the set h names,
 // for 0 ≤ i < n. For any other i it takes no byte and never verifies.
 func NewPieceWriter(h *Head, i int) *PieceWriter {
-	if i < 0 || i >= len(h.Values) {
-		return &PieceWriter{h: h, i: -1}
+	w := &PieceWriter{h: h, buf: make([]byte, 0, groupSize(h.G))}
+	w.Reset(i)
+	return w
+}
+
+// Reset makes w a writer for piece i of the same set, as NewPieceWriter
+// would, keeping its buffers (a fetcher checks many pieces with one).
+func (w *PieceWriter) Reset(i int) {
+	w.buf, w.ph.cvs, w.got = w.buf[:0], w.ph.cvs[:0], 0
+	if i < 0 || i >= len(w.h.Values) {
+		w.i, w.want = -1, 0
+		return
 	}
-	_, n := h.Piece(i)
-	return &PieceWriter{h: h, i: i, want: n, counter: uint64(i) << h.G, buf: make([]byte, 0, groupSize(h.G))}
+	_, n := w.h.Piece(i)
+	w.i, w.want, w.counter = i, n, uint64(i)<<w.h.G
 }
 
 // Write adds b to the piece. Bytes past the piece's length are not taken:
@@ -36,6 +46,12 @@ func (w *PieceWriter) Write(b []byte) (int, error) {
 	w.got += uint64(len(b))
 	n := len(b)
 	for len(b) > 0 {
+		if g := cap(w.buf); len(w.buf) == 0 && len(b) >= g {
+			// A whole group of b is hashed where it lies, not copied.
+			w.group(b[:g])
+			b = b[g:]
+			continue
+		}
 		m := copy(w.buf[len(w.buf):cap(w.buf)], b)
 		w.buf, b = w.buf[:len(w.buf)+m], b[m:]
 		if len(w.buf) == cap(w.buf) {
@@ -45,10 +61,15 @@ func (w *PieceWriter) Write(b []byte) (int, error) {
 	return n, nil
 }
 
+// group adds the chaining value of the group b, the next of the piece.
+func (w *PieceWriter) group(b []byte) {
+	w.ph.group(b, w.counter)
+	w.counter += uint64(cap(w.buf) / ChunkSize)
+}
+
 // flush adds the group held to the piece's chaining values.
 func (w *PieceWriter) flush() {
-	w.ph.group(w.buf, w.counter)
-	w.counter += uint64(cap(w.buf) / ChunkSize)
+	w.group(w.buf)
 	w.buf = w.buf[:0]
 }
 

@@ -21,10 +21,12 @@ func TestPieceWriter(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		reused := NewPieceWriter(h, len(h.Values)-1)
+		reused.Write([]byte{1, 2, 3}) // left unfinished: Reset drops it
 		for i := range h.Values {
 			off, n := h.Piece(i)
 			piece := set[off : off+n]
-			for _, step := range []int{1000, 16384, 7} {
+			for _, step := range []int{1000, 16384, 7, 20000, 1 << 20} { // 16384 and up: whole groups hashed where they lie
 				w := NewPieceWriter(h, i)
 				for b := piece; len(b) > 0; {
 					m := min(step, len(b))
@@ -36,6 +38,12 @@ func TestPieceWriter(t *testing.T) {
 				if !w.Verifies() {
 					t.Errorf("g %d piece %d step %d: the piece does not verify", c.g, i, step)
 				}
+			}
+			// One writer, reset, checks each piece as a new one does.
+			reused.Reset(i)
+			reused.Write(piece)
+			if !reused.Verifies() {
+				t.Errorf("g %d piece %d: a writer reset for it does not verify it", c.g, i)
 			}
 			bad := bytes.Clone(piece)
 			bad[len(bad)/2] ^= 1

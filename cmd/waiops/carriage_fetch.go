@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -48,10 +49,15 @@ func progress(stderr io.Writer) func(total int64) fetch.Meter {
 }
 
 // reporter prints each attempt that fails on stderr: `root <url>: <code>`,
-// `coded <url>: <code>` or `piece <i> <url>: <code>`.
+// `coded <url>: <code>`, `piece <i> <url>: <code>` or, for a run of
+// pieces asked in one request, `pieces <i>-<j> <url>: <code>`.
 func reporter(stderr io.Writer) func(fetch.Attempt) {
 	return func(a fetch.Attempt) {
-		if a.Kind == "piece" {
+		switch {
+		case a.Kind == "piece" && a.Pieces > 1:
+			fmt.Fprintf(stderr, "pieces %d-%d %s: %s\n", a.Piece, a.Piece+a.Pieces-1, a.URL, a.Code())
+			return
+		case a.Kind == "piece":
 			fmt.Fprintf(stderr, "piece %d %s: %s\n", a.Piece, a.URL, a.Code())
 			return
 		}
@@ -72,14 +78,55 @@ func digestArg(what, s string) ([32]byte, error) {
 	return d, nil
 }
 
+// limitFlags are the limits `prior fetch` and `prior fetch-tree` share
+// (the bound and timeout of docs/READINGS.md D-H3).
+type limitFlags struct {
+	maxBytes *string
+	timeout  *time.Duration
+	minRate  *int64
+	deadline *time.Duration
+}
+
+const limitUsage = "[--max-bytes N] [--timeout DUR] [--min-rate N] [--deadline DUR]"
+
+func addLimitFlags(fs *flag.FlagSet) *limitFlags {
+	return &limitFlags{
+		maxBytes: fs.String("max-bytes", "", "the byte bound, inclusive: a set of more bytes is refused without reading past the bound (default 16 GiB, 2^34)"),
+		timeout:  fs.Duration("timeout", fetch.DefaultTimeout, "how long a request may stay silent, or below --min-rate"),
+		minRate:  fs.Int64("min-rate", fetch.DefaultMinRate, "the bytes a second each --timeout of a response must bring (0: silence alone counts)"),
+		deadline: fs.Duration("deadline", 0, "how long one request's whole transfer may take (0: no deadline)"),
+	}
+}
+
+// fetcher is the fetcher the flags say, or a usage error.
+func (l *limitFlags) fetcher(dir string, stderr io.Writer) (*fetch.Fetcher, error) {
+	var bound uint64
+	if *l.maxBytes != "" {
+		var err error
+		if bound, err = strconv.ParseUint(*l.maxBytes, 10, 64); err != nil || bound == 0 {
+			return nil, fmt.Errorf("--max-bytes %q is not an integer of 1 to 2^64 - 1", *l.maxBytes)
+		}
+	}
+	if *l.minRate < 0 || *l.deadline < 0 {
+		return nil, fmt.Errorf("--min-rate and --deadline take no negative value")
+	}
+	rate := *l.minRate
+	if rate == 0 {
+		rate = -1 // the fetcher's "silence alone"
+	}
+	return &fetch.Fetcher{Store: store.Store(dir), Timeout: *l.timeout, MinRate: rate, Deadline: *l.deadline,
+		MaxBytes: bound, Report: reporter(stderr), Progress: progress(stderr)}, nil
+}
+
 // runPriorFetch is `waiops prior fetch DIGEST --store DIR [--root URL]...
 // [--hint URL]... [--origin URL] [--listing] [--form F] [--predecessor DIGEST]
-// [--max-bytes N] [--timeout DUR]`: `held <digest>` on stdout once the set
-// is held at DIR/<digest>; each root passed over on stderr. --form is the
-// pin's declared form, checked by §2 before any request.
+// [--max-bytes N] [--timeout DUR] [--min-rate N] [--deadline DUR]`: `held
+// <digest>` on stdout once the set is held at DIR/<digest>; each root
+// passed over on stderr. --form is the pin's declared form, checked by §2
+// before any request.
 func runPriorFetch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior fetch", stderr)
-	setUsage(fs, "DIGEST --store DIR [--root URL]... [--hint URL]... [--origin URL] [--listing] [--form F] [--predecessor DIGEST] [--max-bytes N] [--timeout DUR]")
+	setUsage(fs, "DIGEST --store DIR [--root URL]... [--hint URL]... [--origin URL] [--listing] [--form F] [--predecessor DIGEST] "+limitUsage)
 	dir := fs.String("store", "", "the content-addressed store: DIR/<sha256> for each resource held")
 	var roots, hints paths
 	fs.Var(&roots, "root", "a configured set root, asked first (repeatable; an http or https URL ending in /)")
@@ -88,9 +135,8 @@ func runPriorFetch(ctx context.Context, args []string, stdout, stderr io.Writer)
 	listing := fs.Bool("listing", false, "the digest names a wai.prior.set listing: fetch it, then each file it names that the store lacks")
 	form := fs.String("form", "", "the pin's declared form (prior-carriage §2): wai.prior.set fetches a listing; sealed sets and tree heads are form_unreadable here")
 	predHex := fs.String("predecessor", "", "a held set to name as a dcz dictionary (prior-carriage §16); with --listing, a held listing whose files are named path by path")
-	maxBytes := fs.String("max-bytes", "", "the byte bound, inclusive: a set of more bytes is refused without reading past the bound (default 2^40)")
-	timeout := fs.Duration("timeout", fetch.DefaultTimeout, "how long a request may stay silent")
-	pos, ok := positionals(fs, args, 1, func() bool { return *dir != "" && *timeout > 0 })
+	limits := addLimitFlags(fs)
+	pos, ok := positionals(fs, args, 1, func() bool { return *dir != "" && *limits.timeout > 0 })
 	if !ok {
 		return 2
 	}
@@ -114,17 +160,14 @@ func runPriorFetch(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		pred = &p
 	}
-	var bound uint64
-	if *maxBytes != "" {
-		if bound, err = strconv.ParseUint(*maxBytes, 10, 64); err != nil || bound == 0 {
-			return usageError(fs, fmt.Errorf("--max-bytes %q is not an integer of 1 to 2^64 - 1", *maxBytes))
-		}
+	f, err := limits.fetcher(*dir, stderr)
+	if err != nil {
+		return usageError(fs, err)
 	}
 	all, err := fetch.Roots(roots, hints, *origin)
 	if err != nil {
 		return usageError(fs, err)
 	}
-	f := &fetch.Fetcher{Store: store.Store(*dir), Timeout: *timeout, MaxBytes: bound, Report: reporter(stderr), Progress: progress(stderr)}
 	if *listing {
 		_, err = f.FetchListing(ctx, d, all, pred)
 	} else {
@@ -138,17 +181,18 @@ func runPriorFetch(ctx context.Context, args []string, stdout, stderr io.Writer)
 }
 
 // runPriorFetchTree is `waiops prior fetch-tree HEAD.wtr1 --store DIR
-// --source URL [--source URL]... [--timeout DUR]`: `held <inner>` on stdout
-// once the set is held at DIR/<inner>; each failed attempt at a piece on
+// --source URL [--source URL]... [--max-bytes N] [--timeout DUR] [--min-rate
+// N] [--deadline DUR]`: `held <inner>` on stdout once the set is held at
+// DIR/<inner>; each failed attempt at a piece, or a run of pieces, on
 // stderr.
 func runPriorFetchTree(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior fetch-tree", stderr)
-	setUsage(fs, "HEAD.wtr1 --store DIR --source URL [--source URL]... [--timeout DUR]")
+	setUsage(fs, "HEAD.wtr1 --store DIR --source URL [--source URL]... "+limitUsage)
 	dir := fs.String("store", "", "the content-addressed store: the set is held at DIR/<inner>")
 	var sources paths
 	fs.Var(&sources, "source", "a set root that serves the set by range at <source><inner> (repeatable, in the order pieces are asked)")
-	timeout := fs.Duration("timeout", fetch.DefaultTimeout, "how long a request may stay silent")
-	pos, ok := positionals(fs, args, 1, func() bool { return *dir != "" && len(sources) != 0 && *timeout > 0 })
+	limits := addLimitFlags(fs)
+	pos, ok := positionals(fs, args, 1, func() bool { return *dir != "" && len(sources) != 0 && *limits.timeout > 0 })
 	if !ok {
 		return 2
 	}
@@ -157,11 +201,14 @@ func runPriorFetchTree(ctx context.Context, args []string, stdout, stderr io.Wri
 			return usageError(fs, err)
 		}
 	}
+	f, err := limits.fetcher(*dir, stderr)
+	if err != nil {
+		return usageError(fs, err)
+	}
 	h, err := readHead(pos[0])
 	if err != nil {
 		return fail(err, stderr)
 	}
-	f := &fetch.Fetcher{Store: store.Store(*dir), Timeout: *timeout, Report: reporter(stderr), Progress: progress(stderr)}
 	if err := f.FetchTree(ctx, h, sources); err != nil {
 		return failCtx(ctx, err, stderr)
 	}

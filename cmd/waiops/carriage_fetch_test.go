@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -281,6 +283,101 @@ func TestPriorServeEndToEnd(t *testing.T) {
 		case <-time.After(15 * time.Second):
 			c.Process.Kill()
 			t.Error("serve did not stop on SIGTERM")
+		}
+	}
+}
+
+// TestPriorFetchTreeLimits: fetch-tree takes --max-bytes (a head past it is
+// set_too_large, exit 3, before any request), and both fetch commands take
+// --min-rate and --deadline, refusing a negative one as bad usage.
+func TestPriorFetchTreeLimits(t *testing.T) {
+	set, head, _, a, _ := treeStores(t)
+	ra := serveStore(t, a)
+	n := strconv.Itoa(len(set))
+	sink := t.TempDir()
+	so, se, rc := run("prior", "fetch-tree", head, "--store", sink, "--source", ra, "--max-bytes", strconv.Itoa(len(set)-1))
+	if rc != 3 || !strings.Contains(so+se, "refuse set_too_large: ") {
+		t.Fatalf("--max-bytes %d: %d %q %q", len(set)-1, rc, so, se)
+	}
+	if ents, _ := os.ReadDir(sink); len(ents) != 0 {
+		t.Errorf("a refused fetch left %d files", len(ents))
+	}
+	if so, se, rc = run("prior", "fetch-tree", head, "--store", sink, "--source", ra, "--max-bytes", n, "--min-rate", "1", "--deadline", "1m"); rc != 0 || so != "held "+hexOf(set)+"\n" {
+		t.Fatalf("--max-bytes %s: %d %q %q", n, rc, so, se)
+	}
+	for _, args := range [][]string{
+		{"prior", "fetch-tree", head, "--store", sink, "--source", ra, "--min-rate", "-1"},
+		{"prior", "fetch", hexOf(set), "--store", sink, "--root", ra, "--deadline", "-1s"},
+		{"prior", "fetch-tree", head, "--store", sink, "--source", ra, "--max-bytes", "0"},
+	} {
+		if _, _, rc := run(args...); rc != 2 {
+			t.Errorf("%v: exit %d, want 2", args[len(args)-2:], rc)
+		}
+	}
+}
+
+// TestPriorFetchInterrupt: SIGINT or SIGTERM in the middle of a body ends
+// `prior fetch` and `prior fetch-tree` with exit 130, nothing printed and no
+// temporary file left in the store.
+func TestPriorFetchInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "waiops")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	set, head, _, _, _ := treeStores(t)
+	sent := make(chan struct{}, 16)
+	// The server sends the first half of what it is asked, then waits.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := set
+		var a, b int
+		if _, err := fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-%d", &a, &b); err == nil {
+			w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", a, b, len(set)))
+			w.Header().Set("Content-Length", strconv.Itoa(b-a+1))
+			w.WriteHeader(http.StatusPartialContent)
+			body = set[a : b+1]
+		} else {
+			w.Header().Set("Content-Length", strconv.Itoa(len(set)))
+		}
+		w.Write(body[:len(body)/2])
+		w.(http.Flusher).Flush()
+		sent <- struct{}{}
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	root := srv.URL + fetch.WellKnown
+	for _, c := range []struct {
+		sig  os.Signal
+		args []string
+	}{
+		{os.Interrupt, []string{"prior", "fetch", hexOf(set), "--root", root}},
+		{syscall.SIGTERM, []string{"prior", "fetch-tree", head, "--source", root}},
+	} {
+		sink := t.TempDir()
+		cmd := exec.Command(bin, append(c.args, "--store", sink)...)
+		var so, se bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &so, &se
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-sent:
+		case <-time.After(15 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("%s: no request came", c.args[1])
+		}
+		cmd.Process.Signal(c.sig)
+		err := cmd.Wait()
+		if code := cmd.ProcessState.ExitCode(); code != 130 || so.Len() != 0 || se.Len() != 0 {
+			t.Errorf("%s after %v: exit %d (%v), stdout %q, stderr %q; want 130 and nothing printed", c.args[1], c.sig, code, err, so.String(), se.String())
+		}
+		if ents, _ := os.ReadDir(sink); len(ents) != 0 {
+			t.Errorf("%s: an interrupted fetch left %d files", c.args[1], len(ents))
+		}
+		for len(sent) > 0 {
+			<-sent
 		}
 	}
 }

@@ -26,6 +26,8 @@ type Report struct {
 	Ratios  []Ratio                      `json:"ratios"`
 	Slopes  []Slope                      `json:"slopes"`
 	Peers   []Peer                       `json:"peers,omitempty"`
+	// NetPeers are the whole networks against a float peer (RunNetPeers).
+	NetPeers []NetPeer `json:"network_peers,omitempty"`
 }
 
 // Machine describes the host the run was made on.
@@ -58,7 +60,10 @@ func (r *Report) Write(dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, "bench.md"), []byte(r.markdown()), 0o644); err != nil {
 		return err
 	}
-	return r.plots(dir)
+	if err := r.plots(dir); err != nil {
+		return err
+	}
+	return r.netPlot(dir)
 }
 
 func (r *Report) markdown() string {
@@ -101,6 +106,7 @@ func (r *Report) markdown() string {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f | %v | %s |\n", p.Name, p.Case, dur(p.MedianNS), rate(p.Throughput, "MAC"), p.OursOverPeer, p.Equal, p.Note)
 		}
 	}
+	r.netMarkdown(&b)
 	return b.String()
 }
 

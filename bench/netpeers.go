@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/waiops/waiops/plan"
+	"github.com/waiops/waiops/tensor"
 )
 
 // NetPeer is one network case at one thread count: our CPU fabric's whole
@@ -27,7 +28,10 @@ type NetPeer struct {
 	OursNS  float64 `json:"ours_median_ns"`
 	OursSHA string  `json:"ours_outputs_sha256,omitempty"`
 	Steps   []Step  `json:"steps,omitempty"`
-	PeerNS  float64 `json:"peer_median_ns,omitempty"`
+	// StepsEqual is whether the last step's outputs equal the whole
+	// decode's, bit for bit.
+	StepsEqual bool    `json:"steps_equal_whole"`
+	PeerNS     float64 `json:"peer_median_ns,omitempty"`
 	// Speed is the peer's time over ours: above 1, we decode faster.
 	Speed float64 `json:"ours_speed_over_peer,omitempty"`
 	// Ours*RSS is one load and decode in this process (oursPeakRSS), the
@@ -70,9 +74,11 @@ func RunNetPeers(peersDir string, cases []*Case, opt Options) []NetPeer {
 		for _, th := range threadCounts() {
 			np := NetPeer{Peer: ortFloat, Case: c.Name(), Threads: th, OursBaseRSS: base, OursPeakRSS: peak}
 			prev := runtime.GOMAXPROCS(th)
-			fig, _ := measure(cpu, c, opt)
+			fig, outs := measure(cpu, c, opt)
 			if fig.Err == "" {
-				np.Steps = runSteps(cpu, c, opt)
+				var last []*tensor.T
+				np.Steps, last = runSteps(cpu, c, opt)
+				np.StepsEqual = last != nil && equal(outs, last)
 			}
 			runtime.GOMAXPROCS(prev)
 			np.OursNS, np.OursSHA, np.Err = fig.MedianNS, fig.OutputsSHA256, fig.Err

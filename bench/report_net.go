@@ -69,8 +69,9 @@ func (r *Report) netMarkdown(b *strings.Builder) {
 		for _, k := range order {
 			parts = append(parts, fmt.Sprintf("%s %.1f %%", k, 100*kinds[k]/sum))
 		}
-		fmt.Fprintf(b, "\nBy operator: %s. The steps sum to %s; the whole decode took %s.\n",
-			strings.Join(parts, ", "), dur(sum), dur(p.OursNS))
+		fmt.Fprintf(b, "\nBy operator: %s. The steps sum to %s; the whole decode took %s; "+
+			"the last step's outputs equal the whole decode's: %v.\n",
+			strings.Join(parts, ", "), dur(sum), dur(p.OursNS), p.StepsEqual)
 	}
 }
 
@@ -87,10 +88,12 @@ func rss(peak, base int64) string {
 func (r *Report) netPlot(dir string) error {
 	var ours, peer plotter.Values
 	var labels []string
+	top := 0.0
 	for _, p := range r.NetPeers {
 		if p.OursNS <= 0 {
 			continue
 		}
+		top = max(top, p.OursNS/1e6, p.PeerNS/1e6)
 		ours = append(ours, p.OursNS/1e6)
 		peer = append(peer, p.PeerNS/1e6) // 0 where the peer was skipped
 		labels = append(labels, fmt.Sprintf("%s\n%d thread(s)", p.Case, p.Threads))
@@ -118,6 +121,6 @@ func (r *Report) netPlot(dir string) error {
 	}
 	p.Legend.Top = true
 	p.NominalX(labels...)
-	p.Y.Min = 0
+	p.Y.Min, p.Y.Max = 0, top*1.35 // headroom: the legend covers no bar
 	return p.Save(vg.Length(max(5, 1.4*float64(len(labels))))*vg.Inch, 3.5*vg.Inch, filepath.Join(dir, "networks.png"))
 }

@@ -43,11 +43,13 @@ func stepGraph(g *whg1.Graph, i int, in tensor.Shape) ([]byte, error) {
 }
 
 // runSteps times each op of c's graph alone on f, in order, each on the
-// previous one's outputs. A step that fails ends the walk with its error.
-func runSteps(f plan.Fabric, c *Case, opt Options) []Step {
+// previous one's outputs, and returns the last step's outputs, which are
+// the whole graph's (a chain of one-op graphs computes the same integers).
+// A step that fails ends the walk with its error and no outputs.
+func runSteps(f plan.Fabric, c *Case, opt Options) ([]Step, []*tensor.T) {
 	g, err := whg1.Parse(c.Graph)
 	if err != nil {
-		return []Step{{Err: err.Error()}}
+		return []Step{{Err: err.Error()}}, nil
 	}
 	x := c.Input
 	var steps []Step
@@ -56,17 +58,17 @@ func runSteps(f plan.Fabric, c *Case, opt Options) []Step {
 		b, err := stepGraph(g, i, x[0].Shape)
 		if err != nil {
 			s.Err = err.Error()
-			return append(steps, s)
+			return append(steps, s), nil
 		}
 		fig, outs := measure(f, &Case{Op: s.Op, Graph: b, Input: x, Work: 1, Unit: "op"}, opt)
 		if fig.Err != "" {
 			s.Err = fig.Err
-			return append(steps, s)
+			return append(steps, s), nil
 		}
 		s.MedianNS = fig.MedianNS
 		s.Out = fmt.Sprintf("%d×%d×%d", outs[0].Shape.C, outs[0].Shape.H, outs[0].Shape.W)
 		steps = append(steps, s)
 		x = outs
 	}
-	return steps
+	return steps, x
 }

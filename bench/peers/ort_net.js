@@ -1,6 +1,7 @@
 // ONNX Runtime, fp32, on a network's float twin, for `waiops bench --peers
-// ort-float`. Usage: node ort_net.js MODEL.onnx IN
+// ort-float`. Usage: node ort_net.js MODEL.onnx IN [OUT]
 // IN: four int32 (c, h, w, runs), then the float32 input [1, c, h, w].
+// OUT, when given, gets the float32 output (bench's tests read it).
 // stdout gets one JSON line: the median time in
 // ns, the output's dims, how many of its elements are not finite, and this
 // process's resident set before the session was made and at its peak
@@ -20,7 +21,7 @@ function status(key) {
 }
 
 async function main() {
-  const [model, inPath] = process.argv.slice(2);
+  const [model, inPath, outPath] = process.argv.slice(2);
   const buf = fs.readFileSync(inPath);
   const [c, h, w, runs] = new Int32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + 16));
   const x = new Float32Array(buf.buffer.slice(buf.byteOffset + 16, buf.byteOffset + 16 + 4 * c * h * w));
@@ -41,6 +42,7 @@ async function main() {
   for (let i = 0; i < y.length; i++) {
     if (!Number.isFinite(y[i])) nonfinite++;
   }
+  if (outPath) fs.writeFileSync(outPath, Buffer.from(y.buffer, y.byteOffset, y.byteLength));
   console.log(JSON.stringify({ median_ns: ns[Math.floor(runs / 2)], dims: out.y.dims, nonfinite,
     base_rss_kib: baseKiB, peak_rss_kib: status('VmHWM') }));
 }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"math"
 	"os"
 	"os/exec"
@@ -261,4 +262,33 @@ func twinForward(tw *twin) []float64 {
 		}
 	}
 	return x
+}
+
+// TestWritePeerDataNetwork: a graph_synth4 case at side 1 writes its twin:
+// a description whose first layer's weights follow the 64 input floats,
+// and 64 + 4·64·64·9 + 4·(64·64 + 64) = 164 160 floats.
+func TestWritePeerDataNetwork(t *testing.T) {
+	dir := t.TempDir()
+	if err := WritePeerData(dir, Sweep{SynthSides: []int{1}, Ops: []string{"graph_synth4"}}.Cases(), 3); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(filepath.Join(dir, "graph_synth4_1.net.f32"))
+	if err != nil || st.Size() != 4*164160 {
+		t.Fatalf("blob: %v %v", st, err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "graph_synth4_1.net.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Runs   int `json:"runs"`
+		Layers []struct {
+			Op   string `json:"op"`
+			WOff int    `json:"w_off"`
+		} `json:"layers"`
+	}
+	if err := json.Unmarshal(b, &d); err != nil || d.Runs != 3 || len(d.Layers) != 12 || d.Layers[0].WOff != 64 ||
+		d.Layers[1].Op != "igdn" || d.Layers[1].WOff != 64+36864 {
+		t.Fatalf("description %+v (%v)", d, err)
+	}
 }

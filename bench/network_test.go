@@ -59,9 +59,9 @@ func TestBmshjShape(t *testing.T) {
 }
 
 // TestSweepBmshj: the default sweep holds bmshj2018 at a 32×48 latent
-// (768×512), quick at 2×3, and --ops graph_synth4 leaves it out.
+// (768×512), quick at 1×1, and --ops graph_synth4 leaves it out.
 func TestSweepBmshj(t *testing.T) {
-	if !slices.Equal(DefaultSweep(false).BmshjSides, []int{32}) || !slices.Equal(DefaultSweep(true).BmshjSides, []int{2}) {
+	if !slices.Equal(DefaultSweep(false).BmshjSides, []int{32}) || !slices.Equal(DefaultSweep(true).BmshjSides, []int{1}) {
 		t.Fatal("bmshj sides")
 	}
 	s := Sweep{SynthSides: []int{1}, BmshjSides: []int{1}, Ops: []string{"graph_synth4"}}

@@ -31,7 +31,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	peersDir := fs.String("peers-dir", "bench/peers", "directory holding conv.c, ort_conv.js, ort_net.js and node_modules")
 	sides := fs.String("sizes", "", "comma-separated input sides of the operator sweep (default 16,32,64,128; quick 16,32)")
 	synthSides := fs.String("synth-sizes", "", "comma-separated input sides of the synthesis network, output 16× (default 4,8,16; quick 4)")
-	bmshjSides := fs.String("bmshj-sizes", "", "comma-separated latent heights of bmshj2018, width 3/2 of it, output 16× (default 32: 768×512; quick 2)")
+	bmshjSides := fs.String("bmshj-sizes", "", "comma-separated latent heights of bmshj2018, width 3/2 of it, output 16× (default 32: 768×512; quick 1)")
 	ops := fs.String("ops", "", "comma-separated families to run (default all but conv3x3_raw): "+strings.Join(bench.KnownOps(), ","))
 	runs := fs.Int("runs", 0, "timed runs per figure (default 9; quick 3)")
 	warmup := fs.Int("warmup", -1, "untimed runs before them (default 2; quick 1)")

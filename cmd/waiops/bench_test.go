@@ -10,13 +10,13 @@ import (
 )
 
 // TestBenchNetworkPeer: `bench --ops bmshj2018 --peers ort-float` with no
-// ONNX Runtime in --peers-dir still measures bmshj2018 (quick: from a 2×3
-// latent, --bmshj-sizes 1 here) and records the float peer as skipped,
+// ONNX Runtime in --peers-dir still measures bmshj2018 (quick: from a 1×1
+// latent; --bmshj-sizes 2 here) and records the float peer as skipped,
 // exit 0; a latent height of 0 is bad usage (exit 2).
 func TestBenchNetworkPeer(t *testing.T) {
 	out := t.TempDir()
 	var so, se bytes.Buffer
-	args := []string{"bench", "--quick", "--fabric", "cpu", "--ops", "bmshj2018", "--bmshj-sizes", "1",
+	args := []string{"bench", "--quick", "--fabric", "cpu", "--ops", "bmshj2018", "--bmshj-sizes", "2",
 		"--peers", "ort-float", "--peers-dir", t.TempDir(), "--out", out}
 	if rc := dispatch(args, &so, &se); rc != 0 {
 		t.Fatalf("exit %d: %s", rc, se.String())
@@ -37,8 +37,8 @@ func TestBenchNetworkPeer(t *testing.T) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Figures) != 1 || r.Figures[0].Case != "bmshj2018_1" || len(r.NetPeers) == 0 ||
-		r.NetPeers[0].Case != "bmshj2018_1" || !strings.Contains(r.NetPeers[0].Skipped, "not installed") {
+	if len(r.Figures) != 1 || r.Figures[0].Case != "bmshj2018_2" || len(r.NetPeers) == 0 ||
+		r.NetPeers[0].Case != "bmshj2018_2" || !strings.Contains(r.NetPeers[0].Skipped, "not installed") {
 		t.Fatalf("report %+v", r)
 	}
 	if rc := dispatch([]string{"bench", "--bmshj-sizes", "0"}, &so, &se); rc != 2 {

@@ -1,8 +1,9 @@
 // Package bench measures waiops honestly: every operator family over a size
-// sweep and a whole synthesis network, on every fabric present, with the
-// GPU/CPU ratio taken in the same run and each fabric's outputs compared for
-// equality. `waiops bench` drives it and writes bench.json, bench.md and PNG
-// plots.
+// sweep and whole networks (graph_synth4, bmshj2018), on every fabric
+// present, with the GPU/CPU ratio taken in the same run and each fabric's
+// outputs compared for equality, and beside outside peers: a C loop and
+// ONNX Runtime on one conv, ONNX Runtime fp32 on each network's float twin.
+// `waiops bench` drives it and writes bench.json, bench.md and PNG plots.
 //
 // Timing uses floating point; nothing here is an integer path of the spec.
 package bench

@@ -158,6 +158,13 @@ func (s Sweep) Cases() []*Case {
 			}
 		}
 	}
+	if s.Wants("bmshj2018") {
+		for _, h := range s.BmshjSides {
+			if bmshjFits(h) {
+				cs = append(cs, bmshjCase(h))
+			}
+		}
+	}
 	return cs
 }
 

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/waiops/waiops/cpuref/dot"
 	"github.com/waiops/waiops/gpu"
 )
 
@@ -26,12 +27,16 @@ type Report struct {
 	Ratios  []Ratio                      `json:"ratios"`
 	Slopes  []Slope                      `json:"slopes"`
 	Peers   []Peer                       `json:"peers,omitempty"`
+	// NetPeers are the whole networks against a float peer (RunNetPeers).
+	NetPeers []NetPeer `json:"network_peers,omitempty"`
 }
 
-// Machine describes the host the run was made on.
+// Machine describes the host the run was made on, with the CPU fabric's
+// dot-product kernels picked on it (cpuref/dot: Mac16's and Mac8's).
 func Machine() map[string]string {
 	m := map[string]string{"goos": runtime.GOOS, "goarch": runtime.GOARCH,
-		"go": runtime.Version(), "cpus": fmt.Sprint(runtime.NumCPU())}
+		"go": runtime.Version(), "cpus": fmt.Sprint(runtime.NumCPU()),
+		"dot16": dot.Selected(), "dot8": dot.Selected8()}
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
@@ -58,13 +63,17 @@ func (r *Report) Write(dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, "bench.md"), []byte(r.markdown()), 0o644); err != nil {
 		return err
 	}
-	return r.plots(dir)
+	if err := r.plots(dir); err != nil {
+		return err
+	}
+	return r.netPlot(dir)
 }
 
 func (r *Report) markdown() string {
 	var b strings.Builder
 	b.WriteString("# waiops bench\n\n")
-	fmt.Fprintf(&b, "Machine: %s, %s/%s, %s CPUs, %s.\n\n", r.Machine["cpu"], r.Machine["goos"], r.Machine["goarch"], r.Machine["cpus"], r.Machine["go"])
+	fmt.Fprintf(&b, "Machine: %s, %s/%s, %s CPUs, %s; CPU fabric's kernels: Mac16 %s, Mac8 %s.\n\n", r.Machine["cpu"],
+		r.Machine["goos"], r.Machine["goarch"], r.Machine["cpus"], r.Machine["go"], r.Machine["dot16"], r.Machine["dot8"])
 	for _, name := range sortedKeys(r.Fabrics) {
 		fmt.Fprintf(&b, "- fabric `%s`: %s\n", name, identityLine(r.Fabrics[name]))
 	}
@@ -101,6 +110,7 @@ func (r *Report) markdown() string {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f | %v | %s |\n", p.Name, p.Case, dur(p.MedianNS), rate(p.Throughput, "MAC"), p.OursOverPeer, p.Equal, p.Note)
 		}
 	}
+	r.netMarkdown(&b)
 	return b.String()
 }
 

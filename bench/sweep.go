@@ -19,6 +19,9 @@ import (
 type Sweep struct {
 	Sides      []int
 	SynthSides []int
+	// BmshjSides are the bmshj2018 network's latent heights (its width is
+	// 3/2 of that: 32 is a 768×512 picture).
+	BmshjSides []int
 	// Ops are the families to run (a family of opFamilies, "graph_synth4",
 	// or one of Apps' "int_synth" and "world"); empty means DefaultOps.
 	Ops []string
@@ -33,19 +36,22 @@ func DefaultOps() []string {
 			ops = append(ops, f.name)
 		}
 	}
-	return append(ops, "graph_synth4", "int_synth", "world")
+	return append(append(ops, networkOps...), "int_synth", "world")
 }
 
 // KnownOps are every family a Sweep can name.
 func KnownOps() []string { return append(DefaultOps(), "conv3x3_raw") }
 
-// DefaultSweep is the sweep of a plain `waiops bench`: sides 16 to 128 and
-// the synthesis network from 4, 8 and 16; quick keeps 16, 32 and 4.
+// DefaultSweep is the sweep of a plain `waiops bench`: sides 16 to 128,
+// the synthesis network from 4, 8 and 16, bmshj2018 from a 32×48 latent;
+// quick keeps 16, 32, 4, and bmshj2018 from a 1×1 latent (a 16×16
+// picture: the full one takes seconds a decode on 2 cores, and llvmpipe
+// seconds on even a 2×3 one).
 func DefaultSweep(quick bool) Sweep {
 	if quick {
-		return Sweep{Sides: []int{16, 32}, SynthSides: []int{4}}
+		return Sweep{Sides: []int{16, 32}, SynthSides: []int{4}, BmshjSides: []int{1}}
 	}
-	return Sweep{Sides: []int{16, 32, 64, 128}, SynthSides: []int{4, 8, 16}}
+	return Sweep{Sides: []int{16, 32, 64, 128}, SynthSides: []int{4, 8, 16}, BmshjSides: []int{32}}
 }
 
 // Wants reports whether the sweep runs family op.
@@ -105,13 +111,23 @@ func outputsSHA256(outs []*tensor.T) string {
 
 // WritePeerData writes, for every conv3x3_raw case, the file an outside
 // peer reads (peerConv.file: six int32 then the int8 input and weights) as
-// DIR/<case>.bin, runs being the timed runs the peer should take.
-// scripts/torch_peer.py reads them.
+// DIR/<case>.bin, and for every network case its float twin
+// (twin.writeFiles: DIR/<case>.net.json and .net.f32), runs being the timed
+// runs the peer should take. scripts/torch_peer.py reads them.
 func WritePeerData(dir string, cases []*Case, runs int) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	for _, c := range cases {
+		if slices.Contains(networkOps, c.Op) {
+			tw, err := twinOf(c)
+			if err == nil {
+				err = tw.writeFiles(dir, runs)
+			}
+			if err != nil {
+				return err
+			}
+		}
 		if c.Op != "conv3x3_raw" {
 			continue
 		}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# scripts/device-h200.sh: issue 17's one prepared run on the device machine
-# (an NVIDIA H200 lent through the `run` tool), and the same run here.
+# scripts/device-h200.sh: the one prepared run on the device machine (an
+# NVIDIA H200 lent through the `run` tool), and the same run here.
 #
 #   scripts/device-h200.sh --build   here: build .device/waiops (linux/amd64,
 #                                    -tags egl) and fetch the GL loader .debs
@@ -15,19 +15,24 @@
 #   --total SECONDS                  the whole run's time (default 330, local 900)
 #
 # Steps, each under `timeout` and inside the whole run's time, each logged,
-# the issue's figures first:
+# the figures asked for first:
 #   env             uname, CPUs, ldd, nvidia-smi clocks
 #   gpuinfo         `waiops gpu info`: GL identity, limits, features
 #   conform         `waiops conform --fabric gpu`, report JSON + HTML
 #   conform-hybrid  the acc64 corpus split between the GPU and the CPU
 #   bench-large     GL fabric with its time split: conv 3x3 64→64 (with rq and
-#                   clamp, and as raw sums) at 256 and 512, conv_transpose,
-#                   igdn, the synthesis network to 512×512 output
+#                   clamp, and as raw sums) at 256 and 512, conv_transpose, igdn
+#   bench-net       whole networks on the CPU and GL fabrics in one run (equal
+#                   outputs, GPU/CPU ratios, GL time split): graph_synth4 from
+#                   16 and 32 (256² and 512² output), bmshj2018 from its 32×48
+#                   latent (768×512); their float twins for the torch step
+#   bench-net-hybrid  the same networks on the hybrid fabric
 #   bench-1024      the same at 1024×1024 (conv_transpose left out: its output
 #                   would pass 2^26 elements), apart so that a slow kernel
 #                   there keeps the figures above
 #   bench-cpu       the CPU reference on the large convs, for GPU/CPU ratios
-#   torch           cuDNN fp32, TF32, fp16 on the raw-sum conv's data, ratios
+#   torch           cuDNN fp32, TF32, fp16 on the raw-sum conv's data and on
+#                   each network's float twin, CUDA events, ratios to ours
 #   bench           every fabric present: the standard sweep, int_synth, world
 #   env-after       clocks after load
 # and beside them logs/clocks.csv, the SM clock, load and power each second.
@@ -35,8 +40,9 @@
 # are packed again, so a run cut short still brings back what it made: $OUT
 # holds summary.txt (each step's exit status and seconds), results.tar.gz
 # (everything but the peer data, which any run makes again), and copies of
-# gpuinfo.json, bench-large.md, bench-1024.md, torch_peer.md and run.log (the
-# device's `run` brings back at most 8 files, 2 folders down).
+# gpuinfo.json, bench-large.md, bench-net.md, bench-1024.md, torch_peer.md
+# and run.log (the device's `run` brings back at most 8 files, 2 folders
+# down).
 set -u
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -99,6 +105,7 @@ pack() {
 	cp "$summary" "$OUT/summary.txt"
 	[ -f "$work/gpuinfo.json" ] && cp "$work/gpuinfo.json" "$OUT/"
 	[ -f "$work/bench-large/bench.md" ] && cp "$work/bench-large/bench.md" "$OUT/bench-large.md"
+	[ -f "$work/bench-net/bench.md" ] && cp "$work/bench-net/bench.md" "$OUT/bench-net.md"
 	[ -f "$work/bench-1024/bench.md" ] && cp "$work/bench-1024/bench.md" "$OUT/bench-1024.md"
 	[ -f "$work/torch/torch_peer.md" ] && cp "$work/torch/torch_peer.md" "$OUT/"
 	cp "$log" "$OUT/run.log"
@@ -153,16 +160,18 @@ if [ "$mode" = device ]; then
 fi
 chmod +x "$bin" 2>/dev/null
 
-# Sizes: the issue's on the device; a 2-core llvmpipe run here takes the
+# Sizes: the full ones on the device; a 2-core llvmpipe run here takes the
 # same steps at sizes that finish in minutes.
 if [ "$mode" = device ]; then
 	sweep=(--split)
-	large=(--sizes 256,512 --synth-sizes 16,32 --runs 7 --warmup 2 --budget 10s)
+	large=(--sizes 256,512 --runs 7 --warmup 2 --budget 10s)
+	net=(--synth-sizes 16,32 --bmshj-sizes 32 --runs 7 --warmup 2 --budget 10s)
 	huge=(--sizes 1024 --synth-sizes 64 --runs 5 --warmup 1 --budget 10s)
 	cpu=(--sizes 512,1024 --runs 3 --warmup 1 --budget 10s)
 else
 	sweep=(--quick --split)
-	large=(--sizes 16,64 --synth-sizes 4 --runs 3 --warmup 1 --budget 5s)
+	large=(--sizes 16,64 --runs 3 --warmup 1 --budget 5s)
+	net=(--synth-sizes 2,4 --bmshj-sizes 2 --runs 3 --warmup 1 --budget 5s)
 	huge=(--sizes 32 --synth-sizes 2 --runs 2 --warmup 1 --budget 5s)
 	cpu=(--sizes 16,64 --runs 3 --warmup 1 --budget 5s)
 fi
@@ -205,13 +214,19 @@ step gpuinfo 30 bash -c gpuinfo
 step conform 90 "$bin" conform --fabric gpu --report "$work/conformance"
 step conform-hybrid 60 "$bin" conform --fabric hybrid --report "$work/conformance-hybrid"
 step bench-large 120 "$bin" bench --fabric gpu "${large[@]}" --split \
-	--ops conv3x3,conv3x3_raw,convT3x3s2,igdn,graph_synth4 --peer-data "$work/peer" --out "$work/bench-large"
+	--ops conv3x3,conv3x3_raw,convT3x3s2,igdn --peer-data "$work/peer" --out "$work/bench-large"
+# Whole networks: exact on the GPU against the CPU in one run, then hybrid.
+step bench-net 90 "$bin" bench --fabric all "${net[@]}" --split \
+	--ops graph_synth4,bmshj2018 --peer-data "$work/peer" --out "$work/bench-net"
+step bench-net-hybrid 60 "$bin" bench --fabric hybrid "${net[@]}" \
+	--ops graph_synth4,bmshj2018 --out "$work/bench-net-hybrid"
 # 1024×1024 apart, so that a slow kernel there keeps the figures above.
 step bench-1024 100 "$bin" bench --fabric gpu "${huge[@]}" --split \
 	--ops conv3x3,conv3x3_raw,igdn,graph_synth4 --peer-data "$work/peer" --out "$work/bench-1024"
 step bench-cpu 90 "$bin" bench --fabric cpu "${cpu[@]}" --ops conv3x3,conv3x3_raw --out "$work/bench-cpu"
 step torch 120 env PYTHONUNBUFFERED=1 python3 scripts/torch_peer.py --data "$work/peer" \
-	--bench "$work/bench-large/bench.json" --bench "$work/bench-1024/bench.json" \
+	--bench "$work/bench-large/bench.json" --bench "$work/bench-net/bench.json" \
+	--bench "$work/bench-net-hybrid/bench.json" --bench "$work/bench-1024/bench.json" \
 	--bench "$work/bench-cpu/bench.json" --out "$work/torch"
 step bench 120 "$bin" bench --fabric all "${sweep[@]}" --out "$work/bench"
 step env-after 20 bash -c envinfo

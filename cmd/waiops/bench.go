@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,26 +17,27 @@ func init() {
 }
 
 // benchCmd is `waiops bench [--quick] [--fabric all|cpu|gpu|hybrid] [--out
-// DIR] [--peers c,ort] [--peers-dir DIR]`, with the sweep's sizes and
+// DIR] [--peers c,ort,ort-float] [--peers-dir DIR]`, with the sweep's sizes and
 // families, the runs, the GL time split and the torch peer's data chosen by
 // flag.
 func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("bench", stderr)
-	setUsage(fs, "[--quick] "+fabricUsage(setFabrics)+" [--out DIR] [--peers c,ort] [--peers-dir DIR]"+
-		" [--sizes 16,32] [--synth-sizes 4,8] [--ops F,...] [--runs N] [--warmup N] [--budget 5s] [--split] [--peer-data DIR]")
+	setUsage(fs, "[--quick] "+fabricUsage(setFabrics)+" [--out DIR] [--peers c,ort,ort-float] [--peers-dir DIR]"+
+		" [--sizes 16,32] [--synth-sizes 4,8] [--bmshj-sizes 32] [--ops F,...] [--runs N] [--warmup N] [--budget 5s] [--split] [--peer-data DIR]")
 	quick := fs.Bool("quick", false, "small sizes and few runs (under a minute on 2 cores)")
 	fabric := fabricFlag(fs, "all", setFabrics)
 	out := fs.String("out", "bench-report", "directory for bench.json, bench.md and the plots")
-	peers := fs.String("peers", "", "comma-separated peers to run beside ours: c, ort")
-	peersDir := fs.String("peers-dir", "bench/peers", "directory holding conv.c, ort_conv.js and node_modules")
+	peers := fs.String("peers", "", "comma-separated peers to run beside ours: c, ort (the conv), ort-float (each network's float twin)")
+	peersDir := fs.String("peers-dir", "bench/peers", "directory holding conv.c, ort_conv.js, ort_net.js and node_modules")
 	sides := fs.String("sizes", "", "comma-separated input sides of the operator sweep (default 16,32,64,128; quick 16,32)")
 	synthSides := fs.String("synth-sizes", "", "comma-separated input sides of the synthesis network, output 16× (default 4,8,16; quick 4)")
+	bmshjSides := fs.String("bmshj-sizes", "", "comma-separated latent heights of bmshj2018, width 3/2 of it, output 16× (default 32: 768×512; quick 1)")
 	ops := fs.String("ops", "", "comma-separated families to run (default all but conv3x3_raw): "+strings.Join(bench.KnownOps(), ","))
 	runs := fs.Int("runs", 0, "timed runs per figure (default 9; quick 3)")
 	warmup := fs.Int("warmup", -1, "untimed runs before them (default 2; quick 1)")
 	budget := fs.Duration("budget", 0, "time after which a figure stops taking runs (default 5s; quick 1s)")
 	split := fs.Bool("split", false, "one more decode per GL figure, its time split by GL timer queries")
-	peerData := fs.String("peer-data", "", "write each conv3x3_raw case's data here for scripts/torch_peer.py")
+	peerData := fs.String("peer-data", "", "write each conv3x3_raw case's data and each network's float twin here for scripts/torch_peer.py")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
@@ -48,7 +50,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	for _, v := range []struct {
 		flag string
 		dst  *[]int
-	}{{*sides, &sweep.Sides}, {*synthSides, &sweep.SynthSides}} {
+	}{{*sides, &sweep.Sides}, {*synthSides, &sweep.SynthSides}, {*bmshjSides, &sweep.BmshjSides}} {
 		if v.flag != "" {
 			if *v.dst, err = bench.ParseSides(v.flag); err != nil {
 				fmt.Fprintln(stderr, "waiops bench:", err)
@@ -104,7 +106,14 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	r.Ratios = bench.Ratios(r.Figures)
 	r.Slopes = bench.Slopes(r.Figures)
 	if *peers != "" {
-		r.Peers = bench.RunPeers(strings.Split(*peers, ","), *peersDir, peerSide, opt.Runs)
+		conv := strings.Split(*peers, ",")
+		if slices.Contains(conv, "ort-float") {
+			r.NetPeers = bench.RunNetPeers(*peersDir, cases, opt)
+			conv = slices.DeleteFunc(conv, func(n string) bool { return n == "ort-float" })
+		}
+		if len(conv) > 0 {
+			r.Peers = bench.RunPeers(conv, *peersDir, peerSide, opt.Runs)
+		}
 	}
 	if err := r.Write(*out); err != nil {
 		return fail(err, stderr)

@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"os"
+
+	"github.com/waiops/waiops/internal/mapped"
 )
 
 // EncodeAt is EncodeSum with the predecessor read through pred, size bytes
@@ -35,15 +37,15 @@ func DecodeAt(r io.Reader, pred io.ReaderAt, size int64, predSum [32]byte, w io.
 }
 
 // view returns the size bytes of pred and a function that lets them go.
-// A file is mapped (view_unix.go) where the system can; otherwise, and for
-// an empty predecessor, the bytes are read.
+// A file is mapped (package mapped) where the system can; otherwise, and
+// for an empty predecessor, the bytes are read.
 func view(pred io.ReaderAt, size int64) ([]byte, func(), error) {
 	if size < 0 || uint64(size) > math.MaxInt {
 		return nil, nil, fmt.Errorf("dcz: a predecessor of %d bytes", size)
 	}
 	if f, ok := pred.(*os.File); ok && size > 0 {
-		if b, release, err := mapFile(f, int(size)); err == nil {
-			return b, release, nil
+		if m, err := mapped.Open(f, size); err == nil {
+			return m.Bytes(), func() { m.Close() }, nil
 		}
 	}
 	b := make([]byte, size)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 
 	"github.com/waiops/waiops/carriage"
@@ -57,12 +58,12 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 
 var errCapped = errors.New("the coded body runs past the bound")
 
-// coded is one fetch of d from root naming pred, whose bytes are dict, as
+// coded is one fetch of d from root naming pred, held in the file dict, as
 // an available dictionary (§16, DECISIONS H5); it returns d's verified
 // temporary file, uncommitted. retry reports a coded response refused by
 // one of H5's checks after the coding, which the caller follows with a
 // plain fetch of the same root.
-func (f *Fetcher) coded(ctx context.Context, root string, d, pred [32]byte, dict []byte) (t *store.Temp, err error, retry bool) {
+func (f *Fetcher) coded(ctx context.Context, root string, d, pred [32]byte, dict *os.File) (t *store.Temp, err error, retry bool) {
 	u := root + hex.EncodeToString(d[:])
 	resp, err := f.get(ctx, u, http.Header{
 		"Accept-Encoding":      {"dcz, identity"},
@@ -96,7 +97,12 @@ func (f *Fetcher) coded(ctx context.Context, root string, d, pred [32]byte, dict
 	body := &cappedReader{r: resp.Body, left: store.Limit(bound)}
 	// H5's checks on the coded body, in order: the header, its hash, the
 	// window, one frame that decodes; the bound as decoded bytes arrive.
-	if err := dcz.Decode(body, dict, pred, bw); err != nil {
+	st, err := dict.Stat()
+	if err != nil {
+		t.Discard()
+		return nil, err, false
+	}
+	if err := dcz.DecodeAt(body, dict, st.Size(), pred, bw); err != nil {
 		t.Discard()
 		if body.over {
 			return nil, refusal.New(TooLarge, "%s: the coded body runs past the bound of %d bytes", u, bound), true

@@ -289,15 +289,14 @@ func (f *Fetcher) fetch(ctx context.Context, d [32]byte, roots []string, pred *[
 	if f.Store.Holds(d) {
 		return nil, nil
 	}
-	var dict []byte
+	var dict *os.File // §16's predecessor, which dcz.DecodeAt maps
 	coded := pred != nil && *pred != d && f.Store.Holds(*pred)
 	if coded {
-		m, err := mapFile(f.Store.Path(*pred))
-		if err != nil {
+		var err error
+		if dict, err = os.Open(f.Store.Path(*pred)); err != nil {
 			return nil, err
 		}
-		defer m.Close()
-		dict = m.Bytes()
+		defer dict.Close()
 	}
 	var reasons []string
 	for _, root := range roots {

@@ -14,6 +14,7 @@ import (
 	"github.com/waiops/waiops/carriage"
 	"github.com/waiops/waiops/carriage/store"
 	"github.com/waiops/waiops/carriage/tree"
+	"github.com/waiops/waiops/internal/mapped"
 	"github.com/waiops/waiops/refusal"
 )
 
@@ -330,7 +331,7 @@ func (o *runOut) Write(b []byte) (int, error) {
 func sumInOrder(h *tree.Head, t *store.Temp, verified <-chan int) []byte {
 	sum := sha256.New()
 	done := make([]bool, len(h.Values))
-	m, _ := mapOpen(t.File, int64(h.Length))
+	m, _ := mapped.Open(t.File, int64(h.Length))
 	if m != nil {
 		defer m.Close()
 	}
@@ -342,7 +343,7 @@ func sumInOrder(h *tree.Head, t *store.Temp, verified <-chan int) []byte {
 			off, n := h.Piece(next)
 			if m != nil {
 				sum.Write(m.Bytes()[off : off+n])
-				m.release(int(off + n))
+				m.Release(int(off + n))
 			} else {
 				if buf == nil {
 					buf = make([]byte, min(tree.PieceSize(h.G), 1<<20))

@@ -10,7 +10,8 @@ import (
 
 // The connection bounds HTTPServer sets: a client has ReadHeaderTimeout to
 // send a request's head of at most MaxHeaderBytes, and a keep-alive
-// connection is closed after IdleTimeout without a request. Writes are
+// connection is closed after IdleTimeout (unless the caller gives another)
+// without a request. Writes are
 // bounded per write by Config.WriteIdle (deadline.go), not by a
 // whole-response WriteTimeout, and no ReadTimeout is set: GET and HEAD have
 // no body to read, and net/http cancels a request's context when that
@@ -21,9 +22,13 @@ const (
 	MaxHeaderBytes    = 16 << 10
 )
 
-// HTTPServer is an http.Server for h with the connection bounds above.
-func HTTPServer(h http.Handler) *http.Server {
-	return &http.Server{Handler: h, ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: IdleTimeout, MaxHeaderBytes: MaxHeaderBytes}
+// HTTPServer is an http.Server for h with the connection bounds above, a
+// keep-alive connection closed after idle (IdleTimeout when idle is 0).
+func HTTPServer(h http.Handler, idle time.Duration) *http.Server {
+	if idle <= 0 {
+		idle = IdleTimeout
+	}
+	return &http.Server{Handler: h, ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: idle, MaxHeaderBytes: MaxHeaderBytes}
 }
 
 // Run serves ln with srv until ctx ends, then shuts down gracefully: no

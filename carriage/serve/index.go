@@ -46,7 +46,7 @@ type index struct {
 	store store.Store
 
 	mu       sync.Mutex
-	dirMod   time.Time // the directory's modification time the last scan saw
+	dir      store.Stamp // the directory's stamp (times, inode) the last scan saw
 	began    time.Time // when the last scan began
 	scanned  bool
 	ents     map[[32]byte]*entry
@@ -92,7 +92,8 @@ func (x *index) open(d [32]byte) (*os.File, os.FileInfo, bool) {
 }
 
 // refresh scans the store again when its directory changed since the last
-// scan, when that scan was racy, or when force is set. A scan hashes only
+// scan (its modification time, or its change time, which no user can set
+// back), when that scan was racy, or when force is set. A scan hashes only
 // the resources whose stamp moved. x.mu is held.
 func (x *index) refresh(force bool) {
 	fi, err := os.Stat(string(x.store))
@@ -103,7 +104,8 @@ func (x *index) refresh(force bool) {
 		x.scanned = false
 		return
 	}
-	if x.scanned && !force && fi.ModTime().Equal(x.dirMod) && x.dirMod.Before(x.began.Add(-racyWindow)) {
+	dir := store.StampOf(fi)
+	if x.scanned && !force && dir == x.dir && !x.racy() {
 		return
 	}
 	began := time.Now()
@@ -136,7 +138,19 @@ func (x *index) refresh(force bool) {
 		}
 	}
 	x.withheld = x.keep()
-	x.dirMod, x.began, x.scanned = fi.ModTime(), began, true
+	x.dir, x.began, x.scanned = dir, began, true
+}
+
+// racy reports whether the last scan began within racyWindow of the
+// directory's last change (its modification or change time, whichever is
+// later): a change made in the same tick as the scan read the directory
+// would leave both times as the scan saw them. x.mu is held.
+func (x *index) racy() bool {
+	last := x.dir.Mod
+	if x.dir.Change.After(last) {
+		last = x.dir.Change
+	}
+	return !last.Before(x.began.Add(-racyWindow))
 }
 
 // digestName reads a store entry's name: 64 lower-case hex digits.

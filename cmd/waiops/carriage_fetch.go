@@ -185,41 +185,63 @@ func runPriorFetchTree(args []string, stdout, stderr io.Writer) int {
 }
 
 // runPriorServe is `waiops prior serve DIR [--addr 127.0.0.1:PORT]
-// [--origin]`: it prints `serving <root>` on stdout once it listens, and
-// stops on SIGINT or SIGTERM, letting requests in flight finish.
+// [--origin] [--metrics-addr ADDR] [--grace DUR] [--codings N]
+// [--coding-bytes N] [--cache-bytes N] [--write-idle DUR] [--idle-timeout DUR] [--access-log]`:
+// it prints `serving <root>` (and `metrics <url>`) on stdout, an access log
+// line per response on stderr, and serves until SIGINT or SIGTERM, then
+// lets the responses in flight finish for up to --grace.
 func runPriorServe(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior serve", stderr)
-	setUsage(fs, "DIR [--addr 127.0.0.1:PORT] [--origin]")
+	setUsage(fs, "DIR [--addr 127.0.0.1:PORT] [--origin] [--metrics-addr ADDR] [--grace DUR] [--codings N] [--coding-bytes N] [--cache-bytes N] [--write-idle DUR] [--idle-timeout DUR] [--access-log=false]")
 	addr := fs.String("addr", "127.0.0.1:0", "the address to listen on (port 0: any free port)")
 	origin := fs.Bool("origin", false, "serve as the sets' origin: sets whose terms say redistribute false are served too (§18.1)")
+	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at /metrics on this address (none when empty)")
+	grace := fs.Duration("grace", 10*time.Second, "on SIGINT or SIGTERM, how long responses in flight may take to finish")
+	codings := fs.Int("codings", 2, "the most dcz codings made at once; a request past it gets the identity body")
+	codingBytes := fs.Int64("coding-bytes", 1<<30, "the most memory the dcz codings running are charged together")
+	cacheBytes := fs.Int64("cache-bytes", 256<<20, "the most bytes of coded bodies kept")
+	writeIdle := fs.Duration("write-idle", 30*time.Second, "how long a client may take to read 256 KiB before its connection is closed")
+	idle := fs.Duration("idle-timeout", serve.IdleTimeout, "how long a keep-alive connection may wait for its next request")
+	accessLog := fs.Bool("access-log", true, "write a line per response on stderr")
 	pos, ok := positionals(fs, args, 1, nil)
 	if !ok {
 		return 2
 	}
+	for _, bad := range []bool{*grace <= 0, *codings <= 0, *codingBytes <= 0, *cacheBytes <= 0, *writeIdle <= 0, *idle <= 0} {
+		if bad {
+			return usageError(fs, errors.New("--grace, --codings, --coding-bytes, --cache-bytes, --write-idle and --idle-timeout must be positive"))
+		}
+	}
 	if fi, err := os.Stat(pos[0]); err != nil || !fi.IsDir() {
 		return fail(fmt.Errorf("%s is not a directory", pos[0]), stdout, stderr)
+	}
+	cfg := serve.Config{Store: store.Store(pos[0]), Origin: *origin, Codings: *codings, CodingBytes: *codingBytes,
+		CacheBytes: *cacheBytes, WriteIdle: *writeIdle}
+	if *accessLog {
+		cfg.AccessLog = stderr
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fail(err, stdout, stderr)
 	}
-	srv := &http.Server{Handler: serve.New(store.Store(pos[0]), *origin), ReadHeaderTimeout: 30 * time.Second}
+	h := serve.NewServer(cfg)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
+	var mln net.Listener
+	if *metricsAddr != "" {
+		if mln, err = net.Listen("tcp", *metricsAddr); err != nil {
+			ln.Close()
+			return fail(err, stdout, stderr)
+		}
+	}
 	fmt.Fprintf(stdout, "serving http://%s%s\n", ln.Addr(), fetch.WellKnown)
-	select {
-	case err := <-done:
-		return fail(err, stdout, stderr)
-	case <-ctx.Done():
+	if mln != nil {
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", h.Metrics())
+		go serve.Run(ctx, serve.HTTPServer(mux, *idle), mln, *grace)
+		fmt.Fprintf(stdout, "metrics http://%s/metrics\n", mln.Addr())
 	}
-	shut, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shut); err != nil {
-		return fail(err, stdout, stderr)
-	}
-	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := serve.Run(ctx, serve.HTTPServer(h, *idle), ln, *grace); err != nil {
 		return fail(err, stdout, stderr)
 	}
 	return 0

@@ -47,7 +47,7 @@ type index struct {
 
 	mu       sync.Mutex
 	dir      store.Stamp // the directory's stamp (times, inode) the last scan saw
-	began    time.Time // when the last scan began
+	began    time.Time   // when the last scan began
 	scanned  bool
 	ents     map[[32]byte]*entry
 	withheld map[[32]byte]bool

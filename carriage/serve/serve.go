@@ -251,4 +251,3 @@ func acceptsDcz(values []string) bool {
 	}
 	return false
 }
-

@@ -20,7 +20,7 @@ const maxListing = 16 << 20
 // file times advances by the tick). While the directory's time is within
 // it of the scan's start the scan is racy and is made again at the next
 // request, as git treats an index entry it calls racily clean.
-const racyWindow = 2 * time.Second
+var racyWindow = 2 * time.Second
 
 // An entry is what a scan learned of one resource of the store.
 type entry struct {
@@ -33,7 +33,7 @@ type entry struct {
 	sealedKept bool
 	// files and usage: a listing's files, and the digest of the file its
 	// top-level wai-usage.json names where it names one (§18.1).
-	files []([32]byte)
+	files [][32]byte
 	usage *[32]byte
 	// free: a usage statement that reads and says redistribute true.
 	free bool

@@ -90,7 +90,8 @@ func TestServeHeadNeverCodes(t *testing.T) {
 		t.Fatalf("cold HEAD: %q, length %d, %d codings", resp.Header.Get("Content-Encoding"), resp.ContentLength, srv.coder.made)
 	}
 	_, body := get(t, root+k, hdr)
-	if resp := head(); resp.Header.Get("Content-Encoding") != "dcz" || resp.ContentLength != int64(len(body)) || srv.coder.made != 1 {
+	// §14.3: the coded response's resource serves byte ranges too.
+	if resp := head(); resp.Header.Get("Content-Encoding") != "dcz" || resp.ContentLength != int64(len(body)) || srv.coder.made != 1 || resp.Header.Get("Accept-Ranges") != "bytes" {
 		t.Fatalf("warm HEAD: %q, length %d (the body is %d), %d codings", resp.Header.Get("Content-Encoding"), resp.ContentLength, len(body), srv.coder.made)
 	}
 }

@@ -63,6 +63,43 @@ func TestServeClientThatNeverReads(t *testing.T) {
 	}
 }
 
+// A client that pipelines HEAD requests and never reads their answers is
+// cut off too: a HEAD writes no body, so the deadline armed as the handler
+// starts is the one its head is written under.
+func TestServeHeadsNeverRead(t *testing.T) {
+	s := store.Store(t.TempDir())
+	k := put(t, s, pattern(100, 34))
+	addr, _, _ := serveOn(t, NewServer(Config{Store: s, WriteIdle: 200 * time.Millisecond}), time.Second)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.(*net.TCPConn).SetReadBuffer(4096) // so the server's writes block soon
+	const n = 30000
+	go func() {
+		w := bufio.NewWriter(c)
+		for range n {
+			fmt.Fprintf(w, "HEAD %s%s HTTP/1.1\r\nHost: x\r\n\r\n", fetch.WellKnown, k)
+		}
+		w.Flush()
+	}()
+	time.Sleep(1500 * time.Millisecond)
+	c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	r := bufio.NewReader(c)
+	got := 0
+	for ; got < n; got++ {
+		resp, err := http.ReadResponse(r, &http.Request{Method: "HEAD"})
+		if err != nil {
+			break
+		}
+		resp.Body.Close()
+	}
+	if got == n {
+		t.Fatalf("all %d answers were read after stalling: the connection was kept", n)
+	}
+}
+
 // A slow but steady reader is not cut off although the whole response
 // takes longer than WriteIdle: the deadline is per write.
 func TestServeSteadyReader(t *testing.T) {

@@ -18,9 +18,10 @@ import (
 //   - §14.2: a Range whose unit the server does not know is ignored; unit
 //     names are case-insensitive (§14.1), so "Bytes=" is bytes;
 //   - §14.1.1, §14.1.2: a range-set is satisfiable when one of its ranges
-//     has a first-pos below size or is a suffix of non-zero length; the
-//     ranges that are not are dropped, and a set with none left becomes one
-//     that ServeContent answers 416 with Content-Range: bytes */size;
+//     has a first-pos below size or is a suffix of non-zero length; a
+//     suffix of length 0 is dropped here (ServeContent drops a first-pos
+//     past the end itself), and a set with no range left becomes one that
+//     ServeContent answers 416 with Content-Range: bytes */size;
 //   - a ranges-specifier that does not parse is left as it is:
 //     ServeContent rejects it with 416, as §14.2 permits (MAY ignore or
 //     reject).
@@ -67,9 +68,8 @@ func rangeFor(r *http.Request, size int64) {
 				return
 			}
 		}
-		if a < uint64(size) {
-			kept = append(kept, first+"-"+last)
-		}
+		// A first-pos at or past size is kept: ServeContent drops it.
+		kept = append(kept, first+"-"+last)
 	}
 	if len(kept) == 0 {
 		// No range of the set is satisfiable: a first-pos at size is one

@@ -52,7 +52,7 @@ func TestServeRanges(t *testing.T) {
 			t.Errorf("%s: Content-Length %q, want the whole set's", c.name, resp.Header.Get("Content-Length"))
 		}
 		// §14.3: the set's responses say byte ranges are served.
-		if resp.StatusCode < 400 && resp.Header.Get("Accept-Ranges") != "bytes" {
+		if resp.Header.Get("Accept-Ranges") != "bytes" {
 			t.Errorf("%s: Accept-Ranges %q", c.name, resp.Header.Get("Accept-Ranges"))
 		}
 	}

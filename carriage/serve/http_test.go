@@ -85,18 +85,19 @@ func TestServeHeadsNeverRead(t *testing.T) {
 		w.Flush()
 	}()
 	time.Sleep(1500 * time.Millisecond)
-	c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	r := bufio.NewReader(c)
-	got := 0
-	for ; got < n; got++ {
-		resp, err := http.ReadResponse(r, &http.Request{Method: "HEAD"})
-		if err != nil {
-			break
+	got, err := 0, error(nil)
+	for ; got < n && err == nil; got++ {
+		var resp *http.Response
+		if resp, err = http.ReadResponse(r, &http.Request{Method: "HEAD"}); err == nil {
+			resp.Body.Close()
 		}
-		resp.Body.Close()
 	}
-	if got == n {
-		t.Fatalf("all %d answers were read after stalling: the connection was kept", n)
+	// The server closed the connection: the answers end early, in an end
+	// of stream, not in the client's own deadline.
+	if ne, ok := err.(net.Error); got == n || ok && ne.Timeout() {
+		t.Fatalf("%d of %d answers, then %v: the connection was kept", got, n, err)
 	}
 }
 

@@ -31,11 +31,16 @@ func HTTPServer(h http.Handler, idle time.Duration) *http.Server {
 	return &http.Server{Handler: h, ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: idle, MaxHeaderBytes: MaxHeaderBytes}
 }
 
+// ErrGrace is Run's answer when the grace passed with connections still
+// open, which were then closed: responses cut off, or connections that
+// never sent a request (net/http keeps those for 5 s).
+var ErrGrace = errors.New("the grace passed; the connections left were closed")
+
 // Run serves ln with srv until ctx ends, then shuts down gracefully: no
 // new connection is accepted, idle ones are closed, and the responses in
 // flight finish for up to grace, after which the connections left are
-// closed. It returns nil after a shutdown within grace, and the error that
-// ended serving otherwise.
+// closed (ErrGrace). It returns nil after a shutdown within grace, and the
+// error that ended serving otherwise.
 func Run(ctx context.Context, srv *http.Server, ln net.Listener, grace time.Duration) error {
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
@@ -49,6 +54,9 @@ func Run(ctx context.Context, srv *http.Server, ln net.Listener, grace time.Dura
 	err := srv.Shutdown(shut)
 	if err != nil {
 		srv.Close()
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = ErrGrace
+		}
 	}
 	if serr := <-done; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -168,8 +169,8 @@ func TestRunGraceful(t *testing.T) {
 		t.Fatal(err)
 	}
 	cancel()
-	if err := <-done; err == nil {
-		t.Error("Run past grace with a stalled response: no error")
+	if err := <-done; !errors.Is(err, ErrGrace) {
+		t.Errorf("Run past grace with a stalled response: %v, want ErrGrace", err)
 	}
 	done <- nil
 }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -220,6 +221,12 @@ func runPriorServe(args []string, stdout, stderr io.Writer) int {
 	if *accessLog {
 		cfg.AccessLog = stderr
 	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// The bounds are the memory the server means to use: the garbage
+		// collector works harder near them instead of letting the heap
+		// double past them (an operator's GOMEMLIMIT wins).
+		debug.SetMemoryLimit(*codingBytes + *cacheBytes + 256<<20)
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fail(err, stdout, stderr)
@@ -241,7 +248,13 @@ func runPriorServe(args []string, stdout, stderr io.Writer) int {
 		go serve.Run(ctx, serve.HTTPServer(mux, *idle), mln, *grace)
 		fmt.Fprintf(stdout, "metrics http://%s/metrics\n", mln.Addr())
 	}
-	if err := serve.Run(ctx, serve.HTTPServer(h, *idle), ln, *grace); err != nil {
+	err = serve.Run(ctx, serve.HTTPServer(h, *idle), ln, *grace)
+	if errors.Is(err, serve.ErrGrace) {
+		// Stopping was asked for, and the server stopped: a note, not a failure.
+		fmt.Fprintf(stderr, "prior serve: %v\n", err)
+		return 0
+	}
+	if err != nil {
 		return fail(err, stdout, stderr)
 	}
 	return 0

@@ -37,6 +37,7 @@ FUZZ_KEEP=0 scripts/fuzz.sh 5s
 echo "== corpus: vectors check"
 go build -o "$out/waiops" ./cmd/waiops
 "$out/waiops" vectors check vectors
+SMALL=1 WAIOPS_BIN="$out/waiops" scripts/carriage-load.sh
 
 echo "== bench --quick (keeps it working; asserts outputs equal across fabrics, not speed)"
 "$out/waiops" bench --quick --out "$out/bench"

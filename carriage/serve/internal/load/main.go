@@ -53,13 +53,15 @@ var (
 )
 
 // The server's connection bounds in this run, short so the run is.
-const (
-	writeIdle   = 2 * time.Second
-	idleTimeout = 3 * time.Second
-	// slack is resident memory allowed past the configured bounds: the
-	// runtime, connection buffers and goroutines.
-	slack = 128 << 20
+var (
+	writeIdle   = flag.Duration("write-idle", 2*time.Second, "the server's --write-idle")
+	idleTimeout = flag.Duration("idle-timeout", 3*time.Second, "the server's --idle-timeout")
+	slowBytes   = flag.Int64("slow-bytes", 8<<20, "the bytes each slow client reads, at 1 MiB/s")
 )
+
+// slack is resident memory allowed past the configured bounds: the
+// runtime, connection buffers and goroutines.
+const slack = 128 << 20
 
 var failed bool
 
@@ -81,14 +83,14 @@ func main() {
 	defer os.RemoveAll(dir)
 	s := newSets(filepath.Join(dir, "store"))
 	fmt.Printf("pair %d MiB; server --coding-bytes %d MiB --cache-bytes %d MiB --write-idle %v --idle-timeout %v\n",
-		*mib, *codingBytes>>20, *cacheBytes>>20, writeIdle, idleTimeout)
+		*mib, *codingBytes>>20, *cacheBytes>>20, *writeIdle, *idleTimeout)
 	fmt.Printf("%-28s %6s %9s %9s %9s %9s  %-22s %s\n", "scenario", "reqs", "p50", "p90", "p99", "max", "RSS MiB before/peak/after", "fds before/peak/after")
 
 	srv := startServer(s.dir)
 	run(srv, fmt.Sprintf("%d sequential", *seq), func() []time.Duration { return sequential(srv, s, *seq) }, 0)
 	run(srv, fmt.Sprintf("%d slow clients", *slow), func() []time.Duration { return slowClients(srv, s, *slow) }, 0)
-	run(srv, fmt.Sprintf("%d idle keep-alives", *idle), func() []time.Duration { return idleConns(srv, s, *idle) }, idleTimeout+1500*time.Millisecond)
-	run(srv, fmt.Sprintf("%d never read", *stall), func() []time.Duration { return neverRead(srv, s, *stall) }, writeIdle+2*time.Second)
+	run(srv, fmt.Sprintf("%d idle keep-alives", *idle), func() []time.Duration { return idleConns(srv, s, *idle) }, *idleTimeout+1500*time.Millisecond)
+	run(srv, fmt.Sprintf("%d never read", *stall), func() []time.Duration { return neverRead(srv, s, *stall) }, *writeIdle+2*time.Second)
 	srv.stop()
 	for _, f := range strings.Split(*dczN, ",") {
 		var n int
@@ -304,9 +306,10 @@ func sequential(srv *server, s *sets, n int) []time.Duration {
 	return lat
 }
 
-// slowClients each read up to 8 MiB of the successor by range at 1 MiB/s.
+// slowClients each read up to slowBytes of the successor by range at
+// 1 MiB/s.
 func slowClients(srv *server, s *sets, n int) []time.Duration {
-	size := int64(min(8<<20, s.succLen))
+	size := min(*slowBytes, int64(s.succLen))
 	hdr := http.Header{"Range": {fmt.Sprintf("bytes=0-%d", size-1)}}
 	c := client(n)
 	defer c.CloseIdleConnections()
@@ -350,7 +353,7 @@ func idleConns(srv *server, s *sets, n int) []time.Duration {
 		io.Copy(io.Discard, resp.Body)
 		return time.Since(began)
 	})
-	time.Sleep(idleTimeout + time.Second)
+	time.Sleep(*idleTimeout + time.Second)
 	closed := 0
 	for _, c := range conns {
 		if c == nil {
@@ -383,7 +386,7 @@ func neverRead(srv *server, s *sets, n int) []time.Duration {
 		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", u.Path, u.Host)
 		conns[i] = c
 	}
-	time.Sleep(writeIdle + 2*time.Second)
+	time.Sleep(*writeIdle + 2*time.Second)
 	for _, c := range conns {
 		if c != nil {
 			c.Close()
@@ -457,7 +460,9 @@ func killed(s *sets, dir string) {
 	os.MkdirAll(string(sink), 0o755)
 	began := time.Now()
 	done := make(chan error, 1)
-	go func() { done <- (&fetch.Fetcher{Store: sink, Timeout: 5 * time.Second}).FetchTree(context.Background(), h, []string{a.root, b.root}) }()
+	go func() {
+		done <- (&fetch.Fetcher{Store: sink, Timeout: 5 * time.Second}).FetchTree(context.Background(), h, []string{a.root, b.root})
+	}()
 	waitTemp(sink)
 	a.kill()
 	if err := <-done; err != nil || !sink.Holds(s.pred) {
@@ -469,7 +474,9 @@ func killed(s *sets, dir string) {
 	c := startServer(s.dir)
 	sink = store.Store(filepath.Join(dir, "sink-plain"))
 	os.MkdirAll(string(sink), 0o755)
-	go func() { done <- (&fetch.Fetcher{Store: sink, Timeout: 5 * time.Second}).Fetch(context.Background(), s.succ, []string{c.root}, nil) }()
+	go func() {
+		done <- (&fetch.Fetcher{Store: sink, Timeout: 5 * time.Second}).Fetch(context.Background(), s.succ, []string{c.root}, nil)
+	}()
 	waitTemp(sink)
 	c.kill()
 	err = <-done

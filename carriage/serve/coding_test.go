@@ -62,8 +62,8 @@ func TestServeCodesOnce(t *testing.T) {
 			t.Fatalf("request %d: %q, %d bytes, not the successor", i, codings[i], len(b))
 		}
 	}
-	if srv.coder.made != 1 {
-		t.Errorf("%d codings made, want 1", srv.coder.made)
+	if codingsMade(srv.coder) != 1 {
+		t.Errorf("%d codings made, want 1", codingsMade(srv.coder))
 	}
 }
 
@@ -86,13 +86,13 @@ func TestServeHeadNeverCodes(t *testing.T) {
 		resp.Body.Close()
 		return resp
 	}
-	if resp := head(); resp.Header.Get("Content-Encoding") != "" || resp.ContentLength != int64(len(succ)) || srv.coder.made != 0 {
-		t.Fatalf("cold HEAD: %q, length %d, %d codings", resp.Header.Get("Content-Encoding"), resp.ContentLength, srv.coder.made)
+	if resp := head(); resp.Header.Get("Content-Encoding") != "" || resp.ContentLength != int64(len(succ)) || codingsMade(srv.coder) != 0 {
+		t.Fatalf("cold HEAD: %q, length %d, %d codings", resp.Header.Get("Content-Encoding"), resp.ContentLength, codingsMade(srv.coder))
 	}
 	_, body := get(t, root+k, hdr)
 	// §14.3: the coded response's resource serves byte ranges too.
-	if resp := head(); resp.Header.Get("Content-Encoding") != "dcz" || resp.ContentLength != int64(len(body)) || srv.coder.made != 1 || resp.Header.Get("Accept-Ranges") != "bytes" {
-		t.Fatalf("warm HEAD: %q, length %d (the body is %d), %d codings", resp.Header.Get("Content-Encoding"), resp.ContentLength, len(body), srv.coder.made)
+	if resp := head(); resp.Header.Get("Content-Encoding") != "dcz" || resp.ContentLength != int64(len(body)) || codingsMade(srv.coder) != 1 || resp.Header.Get("Accept-Ranges") != "bytes" {
+		t.Fatalf("warm HEAD: %q, length %d (the body is %d), %d codings", resp.Header.Get("Content-Encoding"), resp.ContentLength, len(body), codingsMade(srv.coder))
 	}
 }
 
@@ -105,7 +105,7 @@ func TestServeCodingBounds(t *testing.T) {
 	tight := NewServer(Config{Store: s, CodingBytes: codingCost(100000, 100000) - 1})
 	root := startHandler(t, tight)
 	resp, body := get(t, root+k, hdr)
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != "" || !bytes.Equal(body, succ) || tight.coder.made != 0 {
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != "" || !bytes.Equal(body, succ) || codingsMade(tight.coder) != 0 {
 		t.Fatalf("past the bound: %s %q, %d bytes", resp.Status, resp.Header.Get("Content-Encoding"), len(body))
 	}
 	// A successor with nothing in common with its predecessor.
@@ -119,8 +119,8 @@ func TestServeCodingBounds(t *testing.T) {
 			t.Fatalf("no gain: %s %q", resp.Status, resp.Header.Get("Content-Encoding"))
 		}
 	}
-	if srv.coder.made != 1 {
-		t.Errorf("a gainless pair coded %d times, want 1", srv.coder.made)
+	if codingsMade(srv.coder) != 1 {
+		t.Errorf("a gainless pair coded %d times, want 1", codingsMade(srv.coder))
 	}
 }
 
@@ -182,4 +182,12 @@ func TestCoderCacheLRU(t *testing.T) {
 	if _, hit := c.cachedBody(k(4), k(0)); hit || c.cached != 8 {
 		t.Errorf("a body past the bound was kept")
 	}
+}
+
+// codingsMade is c.made, read under c.mu (the codings run on the server's
+// goroutines).
+func codingsMade(c *coder) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.made
 }

@@ -82,8 +82,11 @@ func TestServeHashesOnce(t *testing.T) {
 			t.Fatal(resp.Status)
 		}
 	}
-	if srv.idx.hashed != 1 {
-		t.Errorf("hashed %d times, want 1", srv.idx.hashed)
+	srv.idx.mu.Lock()
+	hashed := srv.idx.hashed
+	srv.idx.mu.Unlock()
+	if hashed != 1 {
+		t.Errorf("hashed %d times, want 1", hashed)
 	}
 }
 

@@ -8,10 +8,10 @@ import (
 
 // writeChunk is the most bytes one write deadline covers: a client must
 // take writeChunk bytes within Config.WriteIdle, else its connection is
-// closed. The pair sets the slowest reader a server keeps (256 KiB in 30 s
-// by default, about 8.5 KiB/s), where a whole-response WriteTimeout would cut
+// closed. The pair sets the slowest reader a server keeps (1 MiB in 30 s
+// by default, about 35 KiB/s), where a whole-response WriteTimeout would cut
 // off a large set on a slow but steady link.
-const writeChunk = 256 << 10
+const writeChunk = 1 << 20
 
 // deadlined is a ResponseWriter whose every write of up to writeChunk
 // bytes must complete within idle of its start (a per-write deadline on

@@ -201,7 +201,7 @@ func runPriorServe(args []string, stdout, stderr io.Writer) int {
 	codings := fs.Int("codings", 2, "the most dcz codings made at once; a request past it gets the identity body")
 	codingBytes := fs.Int64("coding-bytes", 1<<30, "the most memory the dcz codings running are charged together")
 	cacheBytes := fs.Int64("cache-bytes", 256<<20, "the most bytes of coded bodies kept")
-	writeIdle := fs.Duration("write-idle", 30*time.Second, "how long a client may take to read 256 KiB before its connection is closed")
+	writeIdle := fs.Duration("write-idle", 30*time.Second, "how long a client may take to read 1 MiB before its connection is closed")
 	idle := fs.Duration("idle-timeout", serve.IdleTimeout, "how long a keep-alive connection may wait for its next request")
 	accessLog := fs.Bool("access-log", true, "write a line per response on stderr")
 	pos, ok := positionals(fs, args, 1, nil)

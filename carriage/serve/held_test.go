@@ -71,6 +71,24 @@ func TestRacy(t *testing.T) {
 	}
 }
 
+// A file past maxListing that begins as a listing does is withheld: the
+// scan does not read what it binds.
+func TestServeLargeListingWithheld(t *testing.T) {
+	defer func(n int64) { maxListing = n }(maxListing)
+	maxListing = 64
+	s := store.Store(t.TempDir())
+	file := pattern(100, 15)
+	big := listing(t, map[string][]byte{"a.bin": file}) // no statement, but past the cap
+	kBig, kFile := put(t, s, big), put(t, s, file)
+	root := start(t, s, false)
+	if resp, _ := get(t, root+kBig, nil); resp.StatusCode != 403 {
+		t.Errorf("a listing past the cap: %s, want 403", resp.Status)
+	}
+	if resp, _ := get(t, root+kFile, nil); resp.StatusCode != 200 {
+		t.Errorf("a file: %s, want 200", resp.Status)
+	}
+}
+
 // A set is hashed once while its stamp stays: 50 requests, one hash.
 func TestServeHashesOnce(t *testing.T) {
 	s := store.Store(t.TempDir())

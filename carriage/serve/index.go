@@ -12,7 +12,7 @@ import (
 )
 
 // maxListing bounds the files read as candidate listings while scanning.
-const maxListing = 16 << 20
+var maxListing int64 = 16 << 20
 
 // racyWindow is how long after a scan began a change to the store's
 // directory may still show the modification time the scan saw: the
@@ -29,7 +29,7 @@ type entry struct {
 	// moved); an entry that is not ok is never served nor coded against.
 	ok bool
 	// sealedKept: a sealed set whose header's statement withholds it
-	// (§18.2, §18.1).
+	// (§18.2, §18.1), or a listing too large for the scan to read.
 	sealedKept bool
 	// files and usage: a listing's files, and the digest of the file its
 	// top-level wai-usage.json names where it names one (§18.1).
@@ -195,10 +195,15 @@ func (x *index) check(d [32]byte) *entry {
 			return e
 		}
 	}
-	if size > maxListing {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return e
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
+	if size > maxListing {
+		// Too large to read as a listing: one that begins as a listing
+		// does (DECISIONS H1) may bind a statement, so it is withheld.
+		var magic [10]byte
+		_, err := io.ReadFull(f, magic[:])
+		e.sealedKept = err == nil && string(magic[:]) == `{"files":[`
 		return e
 	}
 	b, err := io.ReadAll(f)

@@ -22,7 +22,9 @@
 //     binds a top-level wai-usage.json withholds itself and every file it
 //     names unless that statement is held here, reads, and says
 //     redistribute true (a statement this server cannot read keeps the set
-//     as surely as one that says false). A file a redistributable listing
+//     as surely as one that says false). A file that begins as a listing
+//     but is too large for the scan to read (maxListing) is withheld. A
+//     file a redistributable listing
 //     shares with one that is withheld is withheld. The store is scanned
 //     again before a request is answered whenever its directory's
 //     modification time moved, and for racyWindow after any change (a

@@ -83,7 +83,7 @@ func (r *recorder) ReadFrom(src io.Reader) (int64, error) {
 	if r.status == 0 {
 		r.status = http.StatusOK
 	}
-	n, err := io.Copy(r.ResponseWriter.(io.Writer), src)
+	n, err := io.Copy(r.ResponseWriter, src)
 	r.n += n
 	return n, err
 }
@@ -98,7 +98,7 @@ type accessLog struct {
 }
 
 func (a *accessLog) line(r *http.Request, rec *recorder, coding string, took time.Duration) {
-	if a == nil || a.w == nil {
+	if a.w == nil {
 		return
 	}
 	a.mu.Lock()

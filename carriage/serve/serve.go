@@ -105,7 +105,7 @@ func NewServer(c Config) *Server {
 	s.coder = newCoder(s.openHeld, c.Codings, c.CodingBytes, c.CacheBytes)
 	s.m = newMetrics(s.coder)
 	s.coder.note = func(outcome string) { s.m.codings.WithLabelValues(outcome).Inc() }
-	s.idx.lookup([32]byte{}, false)
+	s.idx.lookup([32]byte{}, false) // the first scan
 	return s
 }
 
@@ -127,6 +127,8 @@ func digestPath(p string) ([32]byte, bool) {
 	return digestName(k)
 }
 
+// ServeHTTP answers a GET or HEAD of a resource under the set root, under
+// per-write deadlines, counting it in the metrics and the access log.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	began := time.Now()
 	dw := &deadlined{ResponseWriter: w, rc: http.NewResponseController(w), idle: s.cfg.WriteIdle}

@@ -41,6 +41,7 @@ echo "== corpus: vectors check"
 go build -o "$out/waiops" ./cmd/waiops
 "$out/waiops" vectors check vectors
 bash scripts/use-from-go.sh # the README's "Use it from Go" as written
+SMALL=1 WAIOPS_BIN="$out/waiops" scripts/carriage-load.sh
 
 echo "== bench --quick (keeps it working; asserts outputs equal across fabrics, not speed)"
 "$out/waiops" bench --quick --out "$out/bench"

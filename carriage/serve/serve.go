@@ -1,12 +1,14 @@
-// Package serve serves a sink's store as a set root (prior-carriage.md §15):
-// the resource with SHA-256 D at /.well-known/wai-sets/<D>, whole or by
-// Range (§19.2), with ETag the quoted digest, and coded as dcz against a
-// held set a request names in Available-Dictionary (§16, RFC 9842). A set
-// whose bound statement says redistribute: false is not served (403) unless
-// the server is its origin (§18.1).
+// Package serve serves a store as a set root (prior-carriage §15): the
+// resource with SHA-256 D at /.well-known/wai-sets/<D>, whole or by Range
+// (§19.2, RFC 9110 §14), with ETag the quoted digest, and coded as dcz
+// against a held set a request names in Available-Dictionary (§16, RFC
+// 9842). A set whose bound statement withholds it is not served (403)
+// unless the server is its origin (§18.1).
 //
-// Use New over a store.Store and mount the Server as an http.Handler; the
-// CLI's `waiops prior serve` does so with graceful shutdown.
+// Use NewServer (or New, with the defaults) over a store.Store and mount
+// the Server as an http.Handler, under HTTPServer's timeouts and Run's
+// graceful shutdown; the CLI's `waiops prior serve` does so. A sink has no
+// use for it: it fetches (package fetch).
 //
 // # Readings
 //
@@ -15,98 +17,182 @@
 package serve
 
 import (
-	"bytes"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"io"
 	"net/http"
-	"os"
+	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/waiops/waiops/carriage"
-	"github.com/waiops/waiops/carriage/dcz"
 	"github.com/waiops/waiops/carriage/fetch"
 	"github.com/waiops/waiops/carriage/store"
 )
 
-// CacheBytes is the most bytes of coded bodies a Server keeps.
-const CacheBytes = 256 << 20
-
-// maxListing bounds the files read as candidate listings while scanning.
-const maxListing = 16 << 20
+// Config is what a Server serves and the bounds it holds to; a zero bound
+// takes its default.
+type Config struct {
+	Store store.Store
+	// Origin serves even the sets whose bound statement withholds them
+	// (§18.1: their origin may).
+	Origin bool
+	// Codings is the most dcz codings made at once (default 2), and
+	// CodingBytes the most memory they are charged together (codingCost;
+	// default 1 GiB): a request past either gets the identity body.
+	Codings     int
+	CodingBytes int64
+	// CacheBytes is the most bytes of coded bodies kept (default 256 MiB).
+	CacheBytes int64
+	// WriteIdle is how long one write of up to writeChunk bytes may take
+	// before the connection is closed (default 30 s).
+	WriteIdle time.Duration
+	// AccessLog, when set, gets one line per response.
+	AccessLog io.Writer
+}
 
 // Server serves a store as a set root.
 type Server struct {
-	store  store.Store
-	origin bool
-
-	mu       sync.Mutex
-	scanned  time.Time         // the store directory's modification time at the last scan
-	withheld map[[32]byte]bool // resources a bound statement keeps from others
-	cache    map[[64]byte][]byte
-	cached   int
+	cfg   Config
+	idx   *index
+	coder *coder
+	m     *metrics
+	log   *accessLog
 }
 
-// New serves store; origin serves even the sets whose bound statement says
-// redistribute: false (§18.1: their origin may).
-func New(store store.Store, origin bool) *Server {
-	return &Server{store: store, origin: origin, cache: map[[64]byte][]byte{}}
+// New serves s with the default bounds and no access log.
+func New(s store.Store, origin bool) *Server { return NewServer(Config{Store: s, Origin: origin}) }
+
+// NewServer serves c.Store under c's bounds. The store is scanned (every
+// resource hashed once) before it returns.
+func NewServer(c Config) *Server {
+	if c.Codings <= 0 {
+		c.Codings = 2
+	}
+	if c.CodingBytes <= 0 {
+		c.CodingBytes = 1 << 30
+	}
+	if c.CacheBytes <= 0 {
+		c.CacheBytes = 256 << 20
+	}
+	if c.WriteIdle <= 0 {
+		c.WriteIdle = 30 * time.Second
+	}
+	s := &Server{cfg: c, idx: newIndex(c.Store), log: &accessLog{w: c.AccessLog}}
+	s.coder = newCoder(s.openHeld, c.Codings, c.CodingBytes, c.CacheBytes)
+	s.m = newMetrics(s.coder)
+	s.coder.note = func(outcome string) { s.m.codings.WithLabelValues(outcome).Inc() }
+	s.idx.lookup([32]byte{}, false) // the first scan
+	return s
+}
+
+// openHeld opens a verified resource for the coder.
+func (s *Server) openHeld(d [32]byte) (io.ReadCloser, int64, bool) {
+	f, fi, ok := s.idx.open(d)
+	if !ok {
+		return nil, 0, false
+	}
+	return f, fi.Size(), true
 }
 
 // digestPath reads /.well-known/wai-sets/<64 lower-case hex digits>.
 func digestPath(p string) ([32]byte, bool) {
-	var d [32]byte
 	k, ok := strings.CutPrefix(p, fetch.WellKnown)
-	if !ok || len(k) != 64 || strings.ToLower(k) != k {
-		return d, false
+	if !ok {
+		return [32]byte{}, false
 	}
-	_, err := hex.Decode(d[:], []byte(k))
-	return d, err == nil
+	return digestName(k)
 }
 
+// ServeHTTP answers a GET or HEAD of a resource under the set root, under
+// per-write deadlines, counting it in the metrics and the access log.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	began := time.Now()
+	dw := &deadlined{ResponseWriter: w, rc: http.NewResponseController(w), idle: s.cfg.WriteIdle}
+	dw.arm()
+	rec := &recorder{ResponseWriter: dw}
+	coding := s.serve(rec, r)
+	if rec.status == 0 {
+		rec.status = http.StatusOK
+	}
+	s.m.requests.WithLabelValues(r.Method, strconv.Itoa(rec.status)).Inc()
+	s.m.bytes.WithLabelValues(coding).Add(float64(rec.n))
+	s.log.line(r, rec, coding, time.Since(began))
+}
+
+// refuse answers with code, counting reason; it returns the coding "-".
+func (s *Server) refuse(w http.ResponseWriter, code int, reason, why string) string {
+	s.m.refusals.WithLabelValues(reason).Inc()
+	http.Error(w, why, code)
+	return "-"
+}
+
+// serve answers r and returns the response's coding: identity, dcz, or -
+// for a refusal.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) string {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-		return
+		return s.refuse(w, http.StatusMethodNotAllowed, "method", "method not allowed")
 	}
 	d, ok := digestPath(r.URL.Path)
-	if !ok || !s.store.Holds(d) {
-		http.NotFound(w, r)
-		return
+	if !ok {
+		return s.refuse(w, http.StatusNotFound, "not_held", "not held here")
 	}
-	if !s.origin && s.isWithheld(d) {
+	e, withheld, ok := s.idx.lookup(d, false)
+	if !ok {
+		return s.refuse(w, http.StatusNotFound, "not_held", "not held here")
+	}
+	if withheld && !s.cfg.Origin {
 		// §18.1: redistribute false; only the origin serves it.
-		http.Error(w, "this set's terms keep it from redistribution", http.StatusForbidden)
-		return
+		return s.refuse(w, http.StatusForbidden, "withheld", "this set's terms keep it from redistribution")
 	}
-	w.Header().Set("Vary", "Accept-Encoding, Available-Dictionary")
+	h := w.Header()
+	h.Set("Vary", "Accept-Encoding, Available-Dictionary")
+	h.Set("Accept-Ranges", "bytes") // RFC 9110 §14.3: byte ranges of the set are served
+	h.Set("Content-Type", "application/octet-stream")
+	rangeFor(r, e.stamp.Size)
 	if dict, ok := s.dictionary(r, d); ok {
-		if body, err := s.coded(d, dict); err == nil {
-			w.Header().Set("Content-Type", "application/octet-stream")
-			w.Header().Set("Content-Encoding", "dcz")
-			http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
-			return
+		if body, ok := s.codedBody(r, d, dict); ok {
+			h.Set("Content-Encoding", "dcz")
+			h.Set("Content-Length", strconv.Itoa(len(body)))
+			w.WriteHeader(http.StatusOK)
+			if r.Method == http.MethodGet {
+				w.Write(body)
+			}
+			return "dcz"
 		}
 	}
-	f, err := os.Open(s.store.Path(d))
-	if err != nil {
-		http.NotFound(w, r)
-		return
+	f, _, ok := s.idx.open(d)
+	if !ok {
+		h.Del("Vary")
+		h.Del("Accept-Ranges")
+		return s.refuse(w, http.StatusNotFound, "not_held", "not held here")
 	}
 	defer f.Close()
-	w.Header().Set("Content-Type", "application/octet-stream")
-	w.Header().Set("ETag", `"`+hex.EncodeToString(d[:])+`"`)
-	// Range, 206, Content-Range and 416 are http.ServeContent's.
+	h.Set("ETag", `"`+hex.EncodeToString(d[:])+`"`)
+	// 206, Content-Range, 416 and the preconditions are ServeContent's,
+	// over the Range rangeFor left.
 	http.ServeContent(w, r, "", time.Time{}, f)
+	return "identity"
 }
 
-// dictionary is the held set a whole request names in Available-Dictionary
-// (RFC 9842 §2.2: a structured-field byte sequence, :<base64>:) when it
-// accepts dcz, other than d itself.
+// codedBody is d coded against dict for r: from the cache for a HEAD (a
+// HEAD never codes), from the coder for a GET.
+func (s *Server) codedBody(r *http.Request, d, dict [32]byte) ([]byte, bool) {
+	if r.Method == http.MethodHead {
+		body, _ := s.coder.cachedBody(d, dict)
+		return body, body != nil
+	}
+	body, hit, err := s.coder.body(r.Context(), d, dict)
+	if hit {
+		s.m.cacheHits.Inc()
+	}
+	return body, err == nil
+}
+
+// dictionary is the held set a whole GET or HEAD names in
+// Available-Dictionary (RFC 9842 §2.2: a structured-field byte sequence,
+// :<base64>:) when it accepts dcz, other than d itself and not withheld
+// (unless the server is the origin).
 func (s *Server) dictionary(r *http.Request, d [32]byte) ([32]byte, bool) {
 	var dict [32]byte
 	if r.Header.Get("Range") != "" || !acceptsDcz(r.Header.Values("Accept-Encoding")) {
@@ -125,7 +211,11 @@ func (s *Server) dictionary(r *http.Request, d [32]byte) ([32]byte, bool) {
 		return dict, false
 	}
 	copy(dict[:], b)
-	return dict, dict != d && s.store.Holds(dict)
+	if dict == d {
+		return dict, false
+	}
+	_, withheld, ok := s.idx.lookup(dict, false)
+	return dict, ok && (!withheld || s.cfg.Origin)
 }
 
 // acceptsDcz reports whether Accept-Encoding lists dcz with a q other than 0.
@@ -140,141 +230,4 @@ func acceptsDcz(values []string) bool {
 		}
 	}
 	return false
-}
-
-// coded is d coded as dcz against dict, from the cache or made now.
-func (s *Server) coded(d, dict [32]byte) ([]byte, error) {
-	var key [64]byte
-	copy(key[:], d[:])
-	copy(key[32:], dict[:])
-	s.mu.Lock()
-	body, ok := s.cache[key]
-	s.mu.Unlock()
-	if ok {
-		return body, nil
-	}
-	pred, err := os.ReadFile(s.store.Path(dict))
-	if err != nil {
-		return nil, err
-	}
-	f, err := os.Open(s.store.Path(d))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var b bytes.Buffer
-	if err := dcz.Encode(&b, pred, f); err != nil {
-		return nil, err
-	}
-	body = b.Bytes()
-	s.mu.Lock()
-	if s.cached+len(body) > CacheBytes {
-		clear(s.cache)
-		s.cached = 0
-	}
-	if len(body) <= CacheBytes {
-		s.cache[key] = body
-		s.cached += len(body)
-	}
-	s.mu.Unlock()
-	return body, nil
-}
-
-// isWithheld reports whether a bound statement keeps d from others,
-// scanning the store again when its directory has changed.
-func (s *Server) isWithheld(d [32]byte) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	fi, err := os.Stat(string(s.store))
-	if err != nil {
-		return true
-	}
-	if s.withheld == nil || !fi.ModTime().Equal(s.scanned) {
-		s.withheld = s.scan()
-		s.scanned = fi.ModTime()
-	}
-	return s.withheld[d]
-}
-
-// scan finds every resource of the store whose bound statement says
-// redistribute: false (§18.1): sealed sets by their header, listings by
-// their top-level wai-usage.json.
-func (s *Server) scan() map[[32]byte]bool {
-	out := map[[32]byte]bool{}
-	ents, err := os.ReadDir(string(s.store))
-	if err != nil {
-		return out
-	}
-	for _, e := range ents {
-		d, ok := digestPath(fetch.WellKnown + e.Name())
-		if !ok || !e.Type().IsRegular() {
-			continue
-		}
-		for _, k := range s.keeps(d) {
-			out[k] = true
-		}
-	}
-	return out
-}
-
-// keeps is what resource d's bound statement withholds: nothing, d (a
-// sealed set), or d and its files (a listing).
-func (s *Server) keeps(d [32]byte) [][32]byte {
-	f, err := os.Open(s.store.Path(d))
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil
-	}
-	// A sealed set's header says what it binds (§18.2); ReadHeader refuses
-	// anything else at its magic.
-	if h, err := carriage.ReadHeader(f, fi.Size()); err == nil {
-		if len(h.Usage) > 0 {
-			if u, err := carriage.ReadUsage(h.Usage); err == nil && !u.Redistribute {
-				return [][32]byte{d}
-			}
-		}
-		return nil
-	}
-	// A listing (DECISIONS H1) begins {"files":[ and binds the statement at
-	// its top-level path wai-usage.json (§18.1), where that is held.
-	var magic [10]byte
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil
-	}
-	if n, _ := io.ReadFull(f, magic[:]); n != 10 || string(magic[:]) != `{"files":[` || fi.Size() > maxListing {
-		return nil
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil
-	}
-	b, err := io.ReadAll(f)
-	if err != nil || sha256.Sum256(b) != d {
-		return nil
-	}
-	l, err := carriage.ReadListing(b)
-	if err != nil {
-		return nil
-	}
-	for _, lf := range l.Files {
-		if lf.Path != carriage.UsagePath || lf.Length > carriage.MaxUsage {
-			continue
-		}
-		ub, err := os.ReadFile(s.store.Path(lf.SHA256))
-		if err != nil || sha256.Sum256(ub) != lf.SHA256 {
-			return nil
-		}
-		if u, err := carriage.ReadUsage(ub); err != nil || u.Redistribute {
-			return nil
-		}
-		out := [][32]byte{d}
-		for _, lf := range l.Files {
-			out = append(out, lf.SHA256)
-		}
-		return out
-	}
-	return nil
 }

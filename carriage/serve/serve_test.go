@@ -42,10 +42,16 @@ func put(t *testing.T, s store.Store, b []byte) string {
 }
 
 func start(t *testing.T, s store.Store, origin bool) string {
-	srv := httptest.NewServer(New(s, origin))
+	return startHandler(t, New(s, origin))
+}
+
+func startHandler(t *testing.T, h http.Handler) string {
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv.URL + fetch.WellKnown
 }
+
+func hexOf(d [32]byte) string { return hex.EncodeToString(d[:]) }
 
 func get(t *testing.T, u string, hdr map[string]string) (*http.Response, []byte) {
 	t.Helper()

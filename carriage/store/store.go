@@ -4,8 +4,9 @@
 // temporary file renamed into place only once verified; package serve reads
 // it.
 //
-// Use it wherever a set is held by digest; it neither fetches nor checks a
-// digest itself.
+// Use it wherever a set is held by digest. It fetches nothing; for a
+// server it opens only regular files of its own (Open) and checks a file
+// against its name (Verify), and Stamp says when a check still holds.
 package store
 
 import (
@@ -23,9 +24,10 @@ type Store string
 // Path is the file that holds d.
 func (s Store) Path(d [32]byte) string { return filepath.Join(string(s), hex.EncodeToString(d[:])) }
 
-// Holds reports whether the store holds d.
+// Holds reports whether the store holds d: whether its entry of d's name
+// is a regular file (a symlink is not held, wherever it points).
 func (s Store) Holds(d [32]byte) bool {
-	fi, err := os.Stat(s.Path(d))
+	fi, err := os.Lstat(s.Path(d))
 	return err == nil && fi.Mode().IsRegular()
 }
 

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -216,17 +217,28 @@ func runPriorFetchTree(ctx context.Context, args []string, stdout, stderr io.Wri
 	return 0
 }
 
-// runPriorServe is `waiops prior serve --store DIR [--addr
-// 127.0.0.1:PORT] [--origin]` (DIR may stand as the one positional
-// argument instead, the older form): it prints `serving <root>` on stdout
-// once it listens, and stops on SIGINT or SIGTERM, letting requests in
-// flight finish. Its ordinary end is that stop: a clean shutdown exits 0.
+// runPriorServe is `waiops prior serve --store DIR [--addr 127.0.0.1:PORT]
+// [--origin] [--metrics-addr ADDR] [--grace DUR] [--codings N]
+// [--coding-bytes N] [--cache-bytes N] [--write-idle DUR] [--idle-timeout
+// DUR] [--access-log]` (DIR may stand as the one positional argument
+// instead, the older form): it prints `serving <root>` (and `metrics
+// <url>`) on stdout, an access log line per response on stderr, and serves
+// until SIGINT or SIGTERM, then lets the responses in flight finish for up
+// to --grace. Its ordinary end is that stop: a clean shutdown exits 0.
 func runPriorServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior serve", stderr)
-	setUsage(fs, "--store DIR [--addr 127.0.0.1:PORT] [--origin]   (or: prior serve DIR ...)")
+	setUsage(fs, "--store DIR [--addr 127.0.0.1:PORT] [--origin] [--metrics-addr ADDR] [--grace DUR] [--codings N] [--coding-bytes N] [--cache-bytes N] [--write-idle DUR] [--idle-timeout DUR] [--access-log]   (or: prior serve DIR ...)")
 	dir := fs.String("store", "", "the content-addressed store to serve, DIR/<sha256> for each resource, as prior fetch holds them")
 	addr := fs.String("addr", "127.0.0.1:0", "the address to listen on (port 0: any free port)")
 	origin := fs.Bool("origin", false, "serve as the sets' origin: sets whose terms say redistribute false are served too (prior-carriage §18.1)")
+	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at /metrics on this address (none when empty)")
+	grace := fs.Duration("grace", 10*time.Second, "on SIGINT or SIGTERM, how long responses in flight may take to finish")
+	codings := fs.Int("codings", 2, "the most dcz codings made at once; a request past it gets the identity body")
+	codingBytes := fs.Int64("coding-bytes", 1<<30, "the most memory the dcz codings running are charged together")
+	cacheBytes := fs.Int64("cache-bytes", 256<<20, "the most bytes of coded bodies kept")
+	writeIdle := fs.Duration("write-idle", 30*time.Second, "how long a client may take to read 1 MiB before its connection is closed")
+	idle := fs.Duration("idle-timeout", serve.IdleTimeout, "how long a keep-alive connection may wait for its next request")
+	accessLog := fs.Bool("access-log", true, "write a line per response on stderr")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
@@ -239,28 +251,51 @@ func runPriorServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	case *dir == "":
 		return usageError(fs, fmt.Errorf("give the store: --store DIR"))
 	}
+	for _, bad := range []bool{*grace <= 0, *codings <= 0, *codingBytes <= 0, *cacheBytes <= 0, *writeIdle <= 0, *idle <= 0} {
+		if bad {
+			return usageError(fs, errors.New("--grace, --codings, --coding-bytes, --cache-bytes, --write-idle and --idle-timeout must be positive"))
+		}
+	}
 	if fi, err := os.Stat(*dir); err != nil || !fi.IsDir() {
 		return fail(fmt.Errorf("%s is not a directory", *dir), stderr)
+	}
+	cfg := serve.Config{Store: store.Store(*dir), Origin: *origin, Codings: *codings, CodingBytes: *codingBytes,
+		CacheBytes: *cacheBytes, WriteIdle: *writeIdle}
+	if *accessLog {
+		cfg.AccessLog = stderr
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// The bounds are the memory the server means to use: the garbage
+		// collector works harder near them instead of letting the heap
+		// double past them (an operator's GOMEMLIMIT wins).
+		debug.SetMemoryLimit(*codingBytes + *cacheBytes + 256<<20)
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fail(err, stderr)
 	}
-	srv := &http.Server{Handler: serve.New(store.Store(*dir), *origin), ReadHeaderTimeout: 30 * time.Second}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
+	h := serve.NewServer(cfg)
+	var mln net.Listener
+	if *metricsAddr != "" {
+		if mln, err = net.Listen("tcp", *metricsAddr); err != nil {
+			ln.Close()
+			return fail(err, stderr)
+		}
+	}
 	fmt.Fprintf(stdout, "serving http://%s%s\n", ln.Addr(), fetch.WellKnown)
-	select {
-	case err := <-done:
-		return fail(err, stderr)
-	case <-ctx.Done():
+	if mln != nil {
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", h.Metrics())
+		go serve.Run(ctx, serve.HTTPServer(mux, *idle), mln, *grace)
+		fmt.Fprintf(stdout, "metrics http://%s/metrics\n", mln.Addr())
 	}
-	shut, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shut); err != nil {
-		return fail(err, stderr)
+	err = serve.Run(ctx, serve.HTTPServer(h, *idle), ln, *grace)
+	if errors.Is(err, serve.ErrGrace) {
+		// Stopping was asked for, and the server stopped: a note, not a failure.
+		fmt.Fprintf(stderr, "prior serve: %v\n", err)
+		return 0
 	}
-	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err != nil {
 		return fail(err, stderr)
 	}
 	return 0

@@ -22,15 +22,22 @@ var (
 )
 
 // codingCost is the memory a coding of a successor of succ bytes against a
-// predecessor of pred bytes is charged before it starts: the predecessor
-// read whole (dcz.Encode takes it as a slice), the coded body (cut off at
-// the successor's length, errNoGain, and charged twice for the buffer's
-// growth) and the encoder's tables and history, charged at twice H5's
-// window limit. Measured on a 100 MiB pair (klauspost's encoder at
-// SpeedBetterCompression, Xeon with AVX-512): the encoder took 140 MiB
-// beside the pair; charged here 100 + 200 + 250 MiB.
+// predecessor of pred bytes is charged before it starts. The predecessor
+// is mapped from the store (dcz.EncodeAt), so it is the page cache's, not
+// the coding's. Charged: the coded body (cut off at the successor's
+// length, errNoGain) and the encoder's history of the successor (at most
+// the window, dcz.WindowLimit), each twice for a buffer's growth by
+// doubling, and the encoder's match table (32 MiB at most).
 func codingCost(pred, succ int64) int64 {
-	return pred + 2*succ + 2*int64(dcz.WindowLimit(uint64(pred)))
+	return 2*succ + 2*min(succ, int64(dcz.WindowLimit(uint64(pred)))) + 32<<20
+}
+
+// setFile is a held set opened for a coding: read as the successor,
+// mapped or read at offsets as the predecessor (an *os.File is one).
+type setFile interface {
+	io.Reader
+	io.ReaderAt
+	io.Closer
 }
 
 // coder makes coded bodies, at most one per (successor, predecessor) at a
@@ -38,7 +45,7 @@ func codingCost(pred, succ int64) int64 {
 // many run and on the memory they are charged, and keeps them in a
 // byte-bounded cache, least recently used dropped first.
 type coder struct {
-	open        func(d [32]byte) (io.ReadCloser, int64, bool)
+	open        func(d [32]byte) (setFile, int64, bool)
 	note        func(outcome string) // each coding's outcome: made, no_gain, busy, failed
 	codings     int
 	codingBytes int64
@@ -61,7 +68,7 @@ type cached struct {
 	gain bool
 }
 
-func newCoder(open func([32]byte) (io.ReadCloser, int64, bool), codings int, codingBytes, cacheBytes int64) *coder {
+func newCoder(open func([32]byte) (setFile, int64, bool), codings int, codingBytes, cacheBytes int64) *coder {
 	return &coder{open: open, codings: codings, codingBytes: codingBytes, cacheBytes: cacheBytes,
 		lru: list.New(), byKey: map[[64]byte]*list.Element{}}
 }
@@ -149,12 +156,10 @@ func (c *coder) make(d, dict [32]byte) ([]byte, error) {
 		c.charged -= cost
 		c.mu.Unlock()
 	}()
-	pred := make([]byte, plen)
-	if _, err := io.ReadFull(pf, pred); err != nil {
-		return nil, err
-	}
 	out := &capped{max: int(slen)}
-	err := dcz.Encode(out, pred, sf)
+	// The predecessor's name is its digest, checked when the store was
+	// scanned: the header states it without hashing the set again.
+	err := dcz.EncodeAt(out, pf, plen, dict, sf)
 	if errors.Is(err, errNoGain) {
 		c.note("no_gain")
 		c.put(codingKey(d, dict), nil, false)

@@ -130,12 +130,12 @@ func TestCoderBusy(t *testing.T) {
 	block := make(chan struct{})
 	entered := make(chan struct{})
 	files := map[[32]byte][]byte{{1}: pattern(1000, 1), {2}: pattern(1000, 2), {3}: pattern(1000, 3)}
-	c := newCoder(func(d [32]byte) (io.ReadCloser, int64, bool) {
-		r := io.Reader(bytes.NewReader(files[d]))
+	c := newCoder(func(d [32]byte) (setFile, int64, bool) {
+		r := bytes.NewReader(files[d])
 		if d == [32]byte{2} { // the successor is read once the coding is charged
-			r = &stall{r: r, entered: entered, block: block}
+			return &stall{r: r, entered: entered, block: block}, int64(len(files[d])), true
 		}
-		return io.NopCloser(r), int64(len(files[d])), true
+		return nopCloser{r}, int64(len(files[d])), true
 	}, 1, 1<<30, 1<<20)
 	c.note = func(string) {}
 	done := make(chan error, 1)
@@ -152,8 +152,10 @@ func TestCoderBusy(t *testing.T) {
 
 // stall is a reader whose first Read says so on entered, then waits for
 // block.
+// stall is a successor whose first read waits for block, once entered
+// says it began.
 type stall struct {
-	r              io.Reader
+	r              *bytes.Reader
 	entered, block chan struct{}
 	once           sync.Once
 }
@@ -162,6 +164,14 @@ func (s *stall) Read(b []byte) (int, error) {
 	s.once.Do(func() { close(s.entered); <-s.block })
 	return s.r.Read(b)
 }
+
+func (s *stall) ReadAt(b []byte, off int64) (int, error) { return s.r.ReadAt(b, off) }
+func (s *stall) Close() error                            { return nil }
+
+// nopCloser is a set held in memory.
+type nopCloser struct{ *bytes.Reader }
+
+func (nopCloser) Close() error { return nil }
 
 // The cache drops the least recently used coding past its bound and keeps
 // no body larger than itself.

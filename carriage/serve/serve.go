@@ -86,7 +86,7 @@ func NewServer(c Config) *Server {
 }
 
 // openHeld opens a verified resource for the coder.
-func (s *Server) openHeld(d [32]byte) (io.ReadCloser, int64, bool) {
+func (s *Server) openHeld(d [32]byte) (setFile, int64, bool) {
 	f, fi, ok := s.idx.open(d)
 	if !ok {
 		return nil, 0, false

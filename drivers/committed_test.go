@@ -3,14 +3,14 @@ package drivers_test
 import (
 	"testing"
 
-	"github.com/waiops/waiops/vectors"
+	"github.com/waiops/waiops/vectors/gen"
 )
 
 // TestCorpusCommitted: vectors/certificates holds exactly the files
 // CorpusFiles generates, byte for byte (`waiops vectors gen --out vectors`
 // writes them; nothing else does).
 func TestCorpusCommitted(t *testing.T) {
-	s, err := vectors.CheckPart("../vectors", "certificates")
+	s, err := gen.CheckPart("../vectors", "certificates")
 	if err != nil {
 		t.Fatalf("%v (regenerate with: go run ./cmd/waiops vectors gen --out vectors)", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/vectors"
+	"github.com/waiops/waiops/vectors/conform"
 	"github.com/waiops/waiops/whg1"
 )
 
@@ -401,7 +402,7 @@ func TestHybridAcc64Vectors(t *testing.T) {
 	for _, gpu := range acc32Fabrics(t) {
 		h := NewHybrid(gpu)
 		h.MinWork = 0
-		r := vectors.Run(h, c, nil)
+		r := conform.Run(h, c, nil)
 		for _, f := range r.Failures {
 			t.Errorf("%s: %s", gpu.Identity()["fabric"], f)
 		}

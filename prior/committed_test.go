@@ -3,14 +3,14 @@ package prior_test
 import (
 	"testing"
 
-	"github.com/waiops/waiops/vectors"
+	"github.com/waiops/waiops/vectors/gen"
 )
 
 // TestCorpusCommitted: vectors/prior holds exactly the files CorpusFiles
 // generates, byte for byte, no file more or less (`waiops vectors gen --out
 // vectors` writes them; nothing else does).
 func TestCorpusCommitted(t *testing.T) {
-	s, err := vectors.CheckPart("../vectors", "prior")
+	s, err := gen.CheckPart("../vectors", "prior")
 	if err != nil {
 		t.Fatalf("%v (regenerate with: go run ./cmd/waiops vectors gen --out vectors)", err)
 	}

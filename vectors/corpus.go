@@ -37,8 +37,8 @@ type Corpus struct {
 // Open reads every *.jsonl file under each path (a file, or a directory
 // walked recursively) line by line (Read). A line that cannot be read, an
 // unknown member or outcome among them, is kept in its file's Unreadable:
-// Run counts it as one vector failed and Check fails on it; it is never a
-// skip.
+// conform.Run counts it as one vector failed and gen.Check fails on it; it
+// is never a skip.
 func Open(paths []string) (*Corpus, error) {
 	var c Corpus
 	for _, p := range paths {

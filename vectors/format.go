@@ -1,12 +1,14 @@
 // Package vectors reads and writes the conformance vectors of
-// integer-operators §14.1 and §14.2, generates the project's committed
-// corpus, re-checks it, and runs any §14.1 corpus against a fabric.
+// integer-operators §14.1 and §14.2 (Parse, Marshal) and reads a corpus of
+// them from disk (Open, Project). Its subpackages do the rest: gen generates
+// the project's committed corpus and re-checks it, conform runs any §14.1
+// corpus against a fabric, and report writes a run's conformance.json and
+// conformance.html and the matrix of reports.
 //
 // The corpus is the contract between fabrics: a fabric conforms to a profile
 // when it reproduces every vector tagged with that profile, refusals
-// included (§1, §12). Tools use Parse/Marshal for the format, Generate and
-// Check for the corpus, and Run for conformance. Fabrics themselves should
-// not import this package.
+// included (§1, §12). Tools use this package for the format; fabrics
+// themselves should not import it.
 package vectors
 
 import (
@@ -14,6 +16,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/cjson"
@@ -142,7 +145,7 @@ func lineID(line []byte) string {
 	if v, err := cjson.Unmarshal(line); err == nil {
 		if m, ok := v.(map[string]any); ok {
 			if id, ok := m["id"].(string); ok {
-				return oneLine(id)
+				return OneLine(id)
 			}
 		}
 		return ""
@@ -157,7 +160,7 @@ func lineID(line []byte) string {
 	if j < 0 {
 		return ""
 	}
-	return oneLine(string(rest[:j]))
+	return OneLine(string(rest[:j]))
 }
 
 // parseLine reads one line and appends its vector to f, unless its id is
@@ -431,4 +434,27 @@ func (f *File) Marshal() ([]byte, error) {
 		}
 	}
 	return b.Bytes(), nil
+}
+
+// OneLine makes a message one line of printable ASCII, which the report's
+// canonical JSON requires (§8.5): other characters are written U+XXXX, and
+// the message is cut after 200 of them. The runner and the report
+// pass every string a fabric or a file supplies through it.
+func OneLine(s string) string {
+	var b strings.Builder
+	for i, r := range []rune(s) {
+		if i == 200 {
+			b.WriteString("...")
+			break
+		}
+		switch {
+		case r == '\n':
+			b.WriteByte(' ')
+		case r >= 0x20 && r <= 0x7e:
+			b.WriteRune(r)
+		default:
+			fmt.Fprintf(&b, "U+%04X", r)
+		}
+	}
+	return b.String()
 }

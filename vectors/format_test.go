@@ -71,3 +71,13 @@ func TestParseStrict(t *testing.T) {
 		}
 	}
 }
+
+// TestOneLine: report text is one line of printable ASCII (§8.5).
+func TestOneLine(t *testing.T) {
+	if got := OneLine("§4 run: a\n−1"); got != "U+00A74 run: a U+22121" {
+		t.Fatalf("%q", got)
+	}
+	if got := OneLine(strings.Repeat("x", 250)); len(got) != 203 {
+		t.Fatalf("%d bytes", len(got))
+	}
+}

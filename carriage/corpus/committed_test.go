@@ -3,14 +3,14 @@ package corpus_test
 import (
 	"testing"
 
-	"github.com/waiops/waiops/vectors"
+	"github.com/waiops/waiops/vectors/gen"
 )
 
 // TestCorpusCommitted: vectors/carriage holds exactly the files Files()
 // generates, byte for byte, no file more or less (`waiops vectors gen --out
 // vectors` writes them; nothing else does).
 func TestCorpusCommitted(t *testing.T) {
-	s, err := vectors.CheckPart("../../vectors", "carriage")
+	s, err := gen.CheckPart("../../vectors", "carriage")
 	if err != nil {
 		t.Fatalf("%v (regenerate with: go run ./cmd/waiops vectors gen --out vectors)", err)
 	}

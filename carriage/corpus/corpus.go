@@ -3,7 +3,7 @@
 // and one case per line of cases.jsonl, each naming an op, its inputs and
 // the outcome expected, a result or a §20 code.
 //
-// It is for `waiops vectors gen|check` (through vectors.Parts) and
+// It is for `waiops vectors gen|check` (through gen.Parts, package vectors/gen) and
 // `waiops conform`; nothing else should import it. An op is a function in
 // the ops table, registered from the file of its family (usage.go,
 // sealed.go, listing.go, …), and a family adds its cases with a generator

@@ -11,6 +11,8 @@ import (
 	"github.com/waiops/waiops/plan"
 	"github.com/waiops/waiops/stage"
 	"github.com/waiops/waiops/vectors"
+	"github.com/waiops/waiops/vectors/conform"
+	"github.com/waiops/waiops/vectors/report"
 )
 
 func init() {
@@ -35,7 +37,7 @@ func conformCmd(args []string, stdout, stderr io.Writer) int {
 	fabric := fabricFlag(fs, "cpu", setFabrics)
 	var vpaths paths
 	fs.Var(&vpaths, "vectors", "a vector file or directory (repeatable, and any further arguments are more; default the repository's vectors/)")
-	report := fs.String("report", "", "write conformance.json and conformance.html here (with --fabric all, one subdirectory per fabric)")
+	reportDir := fs.String("report", "", "write conformance.json and conformance.html here (with --fabric all, one subdirectory per fabric)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
@@ -76,11 +78,11 @@ func conformCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	passed, failed := 0, 0
 	for _, f := range fabrics {
-		var eval vectors.StageEval
+		var eval conform.StageEval
 		if f.Name() == "cpu" {
 			eval = stage.ExpectOf // stage operators run in the driver, on the CPU (§7.4)
 		}
-		r := vectors.Run(f, c, eval)
+		r := conform.Run(f, c, eval)
 		for _, fl := range r.Failures {
 			fmt.Fprintf(stdout, "%s: %s\n", f.Name(), fl)
 		}
@@ -88,17 +90,17 @@ func conformCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "%s (%s): %d passed, %d failed\n", f.Name(), f.Profile(), r.Passed, r.Failed)
 		}
 		passed, failed = passed+r.Passed, failed+r.Failed
-		if *report != "" {
+		if *reportDir != "" {
 			if carr != nil {
 				r.AddGroup(vectors.CarriageDir, carr.Passed, carr.Failures)
 			}
 			// all writes one subdirectory per fabric, however many are
 			// present, so that a report's place does not hang on the machine.
-			dir := *report
+			dir := *reportDir
 			if *fabric == "all" {
 				dir = filepath.Join(dir, f.Name())
 			}
-			if err := r.WriteReport(dir); err != nil {
+			if err := report.Write(r, dir); err != nil {
 				return fail(err, stderr)
 			}
 		}

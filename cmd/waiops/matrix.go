@@ -5,7 +5,7 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/waiops/waiops/vectors"
+	"github.com/waiops/waiops/vectors/report"
 )
 
 func init() {
@@ -23,7 +23,7 @@ func conformMatrix(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return 2
 	}
-	if err := vectors.WriteMatrix(pos[0]); err != nil {
+	if err := report.WriteMatrix(pos[0]); err != nil {
 		return fail(err, stderr)
 	}
 	fmt.Fprintf(stdout, "wrote %s and %s\n", filepath.Join(pos[0], "index.md"), filepath.Join(pos[0], "index.html"))

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/waiops/waiops/vectors"
+	"github.com/waiops/waiops/vectors/gen"
 )
 
 func init() {
@@ -13,7 +14,7 @@ func init() {
 }
 
 // vectorsGen is `waiops vectors gen --out DIR`: every part of the
-// committed corpus (vectors.Parts), the same bytes on every run. Files
+// committed corpus (gen.Parts), the same bytes on every run. Files
 // under a part's directories that it no longer generates are removed.
 func vectorsGen(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("vectors gen", stderr)
@@ -22,7 +23,7 @@ func vectorsGen(args []string, stdout, stderr io.Writer) int {
 	if _, ok := positionals(fs, args, 0, func() bool { return *out != "" }); !ok {
 		return 2
 	}
-	parts, err := vectors.WriteParts(*out)
+	parts, err := gen.WriteParts(*out)
 	for _, p := range parts {
 		fmt.Fprintf(stdout, "wrote %s: %d files (%d bytes) under %s\n", p.Name, p.Files, p.Bytes, *out)
 		for _, n := range p.Removed {
@@ -38,7 +39,7 @@ func vectorsGen(args []string, stdout, stderr io.Writer) int {
 // vectorsCheck is `waiops vectors check DIR`: every §14.1 file under DIR
 // recomputed from its graph bytes and inputs (stage vectors from their in)
 // and written again in memory, byte for byte (§14.1 "Who writes the
-// vectors"); then every part of the committed corpus (vectors.Parts)
+// vectors"); then every part of the committed corpus (gen.Parts)
 // regenerated and compared with DIR's, no file more or less.
 func vectorsCheck(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("vectors check", stderr)
@@ -51,13 +52,13 @@ func vectorsCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil { // no corpus to check: a failure, not a check's result
 		return fail(err, stderr)
 	}
-	sum, err := vectors.Check(c)
+	sum, err := gen.Check(c)
 	if err != nil {
 		fmt.Fprintf(stdout, "FAIL %v\n", err)
 		return 1
 	}
 	fmt.Fprintf(stdout, "ok %s recompute byte-identical; corpus sha256 %s\n", sum, c.SHA256)
-	parts, err := vectors.CheckParts(pos[0])
+	parts, err := gen.CheckParts(pos[0])
 	for _, p := range parts {
 		fmt.Fprintf(stdout, "ok %s: %d files regenerate byte-identical\n", p.Name, p.Files)
 	}

@@ -1,9 +1,10 @@
-package vectors
+package gen
 
 import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/waiops/waiops/vectors"
 	"github.com/waiops/waiops/whg1"
 )
 
@@ -61,7 +62,7 @@ func genConv(g *gen) {
 	// output position reads every tap.
 	p := &whg1.Conv{Cout: 2, KH: 3, KW: 3, SH: 1, SW: 1, Groups: 1, RQ: whg1.RQ{SKind: 1, Shift: []uint8{0},
 		Bias: whg1.PreBias, BiasV: []int64{3, -4}}, W: weights(r, 36, 9)}
-	var ds []Decode
+	var ds []vectors.Decode
 	for o := 0; o < 2; o++ {
 		idx := make([]int, 18)
 		for k := range idx {
@@ -136,8 +137,8 @@ func accRQ(b int64) whg1.RQ {
 
 // accDecodes attain both ends of that interval: both taps at −2^30 (the
 // partial sum −2^31), then both at 2^30 − 1 (with the bias, 2^31 − 2 + b).
-func accDecodes() []Decode {
-	return []Decode{dec(nil, ten(2, 1, 1, -1<<30, -1<<30)), dec(nil, ten(2, 1, 1, 1<<30-1, 1<<30-1))}
+func accDecodes() []vectors.Decode {
+	return []vectors.Decode{dec(nil, ten(2, 1, 1, -1<<30, -1<<30)), dec(nil, ten(2, 1, 1, 1<<30-1, 1<<30-1))}
 }
 
 // genConvT is conv_transpose's specific cases: item 1 at the position that
@@ -153,7 +154,7 @@ func genConvT(g *gen) {
 	// Item 1: stride 1, no padding: output (2, 2) of a 3×3 input reads
 	// Wt[0][o][i][j]·x[2−i][2−j], every tap.
 	p := &whg1.ConvT{Cout: 2, KH: 3, KW: 3, SH: 1, SW: 1, RQ: whg1.RQ{SKind: 1, Shift: []uint8{0}}, W: weights(r, 18, 9)}
-	var ds []Decode
+	var ds []vectors.Decode
 	for o := 0; o < 2; o++ {
 		idx := make([]int, 9)
 		for i := 0; i < 3; i++ {

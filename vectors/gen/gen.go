@@ -1,4 +1,10 @@
-package vectors
+// Package gen generates the project's committed conformance corpus
+// (integer-operators §14.1, §14.2) and re-checks it: Generate builds the
+// graph vectors, Parts lists every generator of committed data under
+// vectors/, and Check recomputes any corpus from its graph bytes and inputs.
+// It is what `waiops vectors gen|check` and the committed-corpus tests use;
+// nothing at run time should import it.
+package gen
 
 import (
 	"fmt"
@@ -7,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/waiops/waiops/tensor"
+	"github.com/waiops/waiops/vectors"
 	"github.com/waiops/waiops/whg1"
 )
 
@@ -16,7 +23,7 @@ import (
 // fixed cases or from PCG streams with fixed seeds, and every expectation,
 // load outcome and profile list from Compute.
 func Generate() (map[string][]byte, error) {
-	g := &gen{files: map[string]*File{}}
+	g := &gen{files: map[string]*vectors.File{}}
 	for _, family := range families {
 		family(g)
 		if g.err != nil {
@@ -39,29 +46,29 @@ var families []func(*gen)
 
 // gen collects vectors by file; the first error stops it.
 type gen struct {
-	files map[string]*File
+	files map[string]*vectors.File
 	err   error
 }
 
 // add computes a vector's outcomes and appends it to file.
-func (g *gen) add(file, id string, gr *whg1.Graph, decodes ...Decode) {
+func (g *gen) add(file, id string, gr *whg1.Graph, decodes ...vectors.Decode) {
 	g.addBytes(file, id, whg1.Encode(gr), decodes...)
 }
 
 // addBytes is add for a graph given as bytes (the load-check cases that
 // no *whg1.Graph can express).
-func (g *gen) addBytes(file, id string, b []byte, decodes ...Decode) {
+func (g *gen) addBytes(file, id string, b []byte, decodes ...vectors.Decode) {
 	if g.err != nil {
 		return
 	}
-	v := Vector{ID: id, Graph: b, Decodes: decodes}
+	v := vectors.Vector{ID: id, Graph: b, Decodes: decodes}
 	if err := Compute(&v); err != nil {
 		g.err = err
 		return
 	}
 	f := g.files[file]
 	if f == nil {
-		f = &File{}
+		f = &vectors.File{}
 		g.files[file] = f
 	}
 	for _, o := range f.Graph {
@@ -77,8 +84,8 @@ func (g *gen) addBytes(file, id string, b []byte, decodes ...Decode) {
 func op(code whg1.Opcode) string { return "ops/" + code.String() + ".jsonl" }
 
 // dec is one decode's inputs and scalars.
-func dec(scalars []int64, ins ...*tensor.T) Decode {
-	return Decode{Inputs: ins, Scalars: scalars}
+func dec(scalars []int64, ins ...*tensor.T) vectors.Decode {
+	return vectors.Decode{Inputs: ins, Scalars: scalars}
 }
 
 // ten is a [c, h, w] tensor with the data given, or every element data[0]

@@ -1,4 +1,4 @@
-package vectors
+package gen
 
 import (
 	"encoding/binary"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/waiops/waiops/drivers"
 	"github.com/waiops/waiops/tensor"
+	"github.com/waiops/waiops/vectors"
+	"github.com/waiops/waiops/vectors/conform"
 	"github.com/waiops/waiops/whg1"
 )
 
@@ -79,7 +81,7 @@ func phase(g *gen, r *rand.Rand, cin, cout, k, s, pad, opad, h, w int) {
 				X0: whg1.Operand{Value: uint32(pad)}, H: whg1.Operand{Value: uint32(ho)}, W: whg1.Operand{Value: uint32(wo)}}},
 		},
 	}
-	ds := []Decode{dec(nil, rnd(r, cin, h, w, -50, 50)), dec(nil, ten(cin, h, w, 50)), dec(nil, ten(cin, h, w, -50))}
+	ds := []vectors.Decode{dec(nil, rnd(r, cin, h, w, -50, 50)), dec(nil, ten(cin, h, w, 50)), dec(nil, ten(cin, h, w, -50))}
 	id := fmt.Sprintf("cin%d_cout%d_k%d_s%d_p%d_op%d", cin, cout, k, s, pad, opad)
 	file := "graphs/phase_form.jsonl"
 	g.add(file, "conv_transpose_"+id, ref, ds...)
@@ -89,12 +91,12 @@ func phase(g *gen, r *rand.Rand, cin, cout, k, s, pad, opad, h, w int) {
 	}
 	vs := g.files[file].Graph
 	a, b := vs[len(vs)-2], vs[len(vs)-1]
-	if a.Load != LoadOK || b.Load != LoadOK {
+	if a.Load != vectors.LoadOK || b.Load != vectors.LoadOK {
 		g.err = fmt.Errorf("phase form %s: load %s and %s", id, a.Load, b.Load)
 		return
 	}
 	for i := range a.Decodes {
-		if a.Decodes[i].Refuse != "" || diffTensors(b.Decodes[i].Outputs, a.Decodes[i].Outputs) != "" {
+		if a.Decodes[i].Refuse != "" || conform.DiffTensors(b.Decodes[i].Outputs, a.Decodes[i].Outputs) != "" {
 			g.err = fmt.Errorf("phase form %s: decode %d differs from conv_transpose", id, i)
 		}
 	}
@@ -313,7 +315,7 @@ func genRunSteps(g *gen) {
 	k0, k1, k2 := []int64{0}, []int64{1}, []int64{2}
 	cases := []struct {
 		id string
-		d  Decode
+		d  vectors.Decode
 	}{
 		{"completes", dec(k1, x(2, 2, 6), y(2, 2, 2))},
 		{"step1_input1_channels", dec(k1, x(2, 2, 0), y(3, 2, 2))},
@@ -358,7 +360,7 @@ func genLowerings(g *gen) {
 		return
 	}
 	for _, c := range cases {
-		ds := make([]Decode, len(c.Decodes))
+		ds := make([]vectors.Decode, len(c.Decodes))
 		for i, d := range c.Decodes {
 			ds[i] = dec(d.Scalars, d.Inputs...)
 		}

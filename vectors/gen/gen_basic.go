@@ -1,10 +1,11 @@
-package vectors
+package gen
 
 import (
 	"fmt"
 	"math/rand/v2"
 
 	"github.com/waiops/waiops/tensor"
+	"github.com/waiops/waiops/vectors"
 	"github.com/waiops/waiops/whg1"
 )
 
@@ -125,13 +126,13 @@ func genBasics(g *gen) {
 			t.Data[0], t.Data[len(t.Data)-1] = first, last
 			return t
 		}
-		d := func(x0 *tensor.T) Decode { return dec(b.values, b.inputs(r, x0)...) }
+		d := func(x0 *tensor.T) vectors.Decode { return dec(b.values, b.inputs(r, x0)...) }
 
 		const lo, hi = -100, 300
 		in := chk(uint32(s.C), lo, hi)
-		g.add(file, fmt.Sprintf("%s_in_range_ends", code), b.graph(code, in), append([]Decode{d(x(lo, hi, lo, hi))}, b.corners(lo, hi)...)...)
+		g.add(file, fmt.Sprintf("%s_in_range_ends", code), b.graph(code, in), append([]vectors.Decode{d(x(lo, hi, lo, hi))}, b.corners(lo, hi)...)...)
 		if sizes := planeSizes(code, b); sizes != nil {
-			var ds []Decode
+			var ds []vectors.Decode
 			for _, hw := range sizes {
 				var ins []*tensor.T
 				for i, s := range b.resized(code, hw[0], hw[1]) {
@@ -162,8 +163,8 @@ func genBasics(g *gen) {
 // input 0's end with the others' (all low, all high): the corner products
 // of mul, gram and apply and the largest sums of igdn are attained (§14.1
 // item 1).
-func (b *basic) corners(lo, hi int64) []Decode {
-	var ds []Decode
+func (b *basic) corners(lo, hi int64) []vectors.Decode {
+	var ds []vectors.Decode
 	for _, e0 := range []int64{lo, hi} {
 		for _, top := range []bool{false, true} {
 			ins := []*tensor.T{ten(b.shapes[0].C, b.shapes[0].H, b.shapes[0].W, e0)}
@@ -216,8 +217,8 @@ func (b *basic) resized(code whg1.Opcode, h, w int) []tensor.Shape {
 // values one decode produces with output 0 derived, so both ends are
 // attained, then that range narrowed by one at each end, which refuses the
 // same decode (field_range, §4 run step 4).
-func genOutputCheck(g *gen, code whg1.Opcode, b *basic, in whg1.Tensor, d Decode) {
-	probe := Vector{ID: "probe", Graph: whg1.Encode(b.graph(code, in)), Decodes: []Decode{d}}
+func genOutputCheck(g *gen, code whg1.Opcode, b *basic, in whg1.Tensor, d vectors.Decode) {
+	probe := vectors.Vector{ID: "probe", Graph: whg1.Encode(b.graph(code, in)), Decodes: []vectors.Decode{d}}
 	if err := Compute(&probe); err != nil {
 		g.err = err
 		return
@@ -236,6 +237,6 @@ func genOutputCheck(g *gen, code whg1.Opcode, b *basic, in whg1.Tensor, d Decode
 		bb.outs = append([]whg1.Tensor{}, b.outs...)
 		bb.outs[0] = chk(b.outs[0].Channels, rg[0], rg[1])
 		g.add(op(code), fmt.Sprintf("%s_check_out_%s", code, ints(rg[0], rg[1])), bb.graph(code, in),
-			Decode{Inputs: d.Inputs, Scalars: d.Scalars})
+			vectors.Decode{Inputs: d.Inputs, Scalars: d.Scalars})
 	}
 }

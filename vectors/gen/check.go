@@ -1,4 +1,4 @@
-package vectors
+package gen
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/waiops/waiops/stage"
+	"github.com/waiops/waiops/vectors"
 )
 
 // Summary counts what a check or a generation covered.
@@ -21,10 +22,10 @@ func (s Summary) String() string {
 // Recompute writes a vector file again from its graph bytes and inputs
 // alone: every load, profile list and expectation of a graph vector
 // (Compute), and every stage vector's expect (stage.ExpectOf).
-func Recompute(f *File) ([]byte, error) {
-	out := File{Graph: make([]Vector, len(f.Graph)), Stage: make([]Stage, len(f.Stage))}
+func Recompute(f *vectors.File) ([]byte, error) {
+	out := vectors.File{Graph: make([]vectors.Vector, len(f.Graph)), Stage: make([]vectors.Stage, len(f.Stage))}
 	for i, v := range f.Graph {
-		v.Decodes = append([]Decode{}, v.Decodes...)
+		v.Decodes = append([]vectors.Decode{}, v.Decodes...)
 		if err := Compute(&v); err != nil {
 			return nil, err
 		}
@@ -42,7 +43,7 @@ func Recompute(f *File) ([]byte, error) {
 
 // Check recomputes every file of c and fails at the first whose bytes
 // differ, naming its first differing line.
-func Check(c *Corpus) (Summary, error) {
+func Check(c *vectors.Corpus) (Summary, error) {
 	var s Summary
 	for _, cf := range c.Files {
 		if len(cf.Unreadable) > 0 {

@@ -1,4 +1,4 @@
-package vectors
+package gen
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"github.com/waiops/waiops/internal/demo"
 	"github.com/waiops/waiops/internal/stagecorpus"
 	"github.com/waiops/waiops/prior"
+	"github.com/waiops/waiops/vectors"
 )
 
 // A Part is one generator of committed data under the corpus root. It owns
@@ -71,7 +72,7 @@ func stageFiles() (map[string][]byte, error) {
 	}
 	out := make(map[string][]byte, len(fs))
 	for n, b := range fs {
-		f, err := Parse(b)
+		f, err := vectors.Parse(b)
 		if err != nil {
 			return nil, fmt.Errorf("stage/%s: %w", n, err)
 		}

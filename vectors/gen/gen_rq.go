@@ -1,4 +1,4 @@
-package vectors
+package gen
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"slices"
 
+	"github.com/waiops/waiops/vectors"
 	"github.com/waiops/waiops/whg1"
 )
 
@@ -119,14 +120,14 @@ func fitI32(t []int64) []int64 {
 // decode that feeds them. The operator's own arithmetic is an identity:
 // a 1×1 kernel of weight 1, a multiplier row [m], a second operand of 1s
 // (mul) or of m (gram and apply, whose rq has no multiplier).
-func rqGraph(code whg1.Opcode, round whg1.Round, s uint8, m int64, t []int64) (*whg1.Graph, Decode) {
+func rqGraph(code whg1.Opcode, round whg1.Round, s uint8, m int64, t []int64) (*whg1.Graph, vectors.Decode) {
 	return rqGraphWith(code, whg1.RQ{Round: round, MKind: 1, SKind: 1, Mult: []int64{m}, Shift: []uint8{s}}, t)
 }
 
 // rqGraphWith is rqGraph for a whole one-channel rq (one multiplier m, one
 // shift, any bias). chscale takes its round, shift and M = [m] from it, and
 // gram and apply, whose rq has no multiplier or bias, its round and shift.
-func rqGraphWith(code whg1.Opcode, rq whg1.RQ, t []int64) (*whg1.Graph, Decode) {
+func rqGraphWith(code whg1.Opcode, rq whg1.RQ, t []int64) (*whg1.Graph, vectors.Decode) {
 	n := len(t)
 	lo, hi := slices.Min(t), slices.Max(t)
 	round, s, m := rq.Round, rq.Shift[0], int64(1)

@@ -1,8 +1,9 @@
-package vectors
+package gen
 
 import (
 	"fmt"
 
+	"github.com/waiops/waiops/vectors"
 	"github.com/waiops/waiops/whg1"
 )
 
@@ -14,8 +15,8 @@ func init() { families = append(families, genMovement, genScalars, genContractio
 func genMovement(g *gen) {
 	r := pcg(6)
 	n9 := chk(1, -9, 9)
-	x := func(c, h, w int) Decode { return dec(nil, rnd(r, c, h, w, -9, 9)) }
-	two := func(c1, h1, w1, c2, h2, w2 int) Decode {
+	x := func(c, h, w int) vectors.Decode { return dec(nil, rnd(r, c, h, w, -9, 9)) }
+	two := func(c1, h1, w1, c2, h2, w2 int) vectors.Decode {
 		return dec(nil, rnd(r, c1, h1, w1, -9, 9), rnd(r, c2, h2, w2, -9, 9))
 	}
 
@@ -75,7 +76,7 @@ func genMovement(g *gen) {
 	g.add(op(whg1.OpSubposSplit), "subpos_split_plan_odd_sizes", ss, x(1, 2, 2), x(1, 3, 2), x(1, 2, 3))
 	sm := one(whg1.OpSubposMerge, &whg1.Subpos{Order: [4]uint8{0, 1, 2, 3}}, []whg1.Tensor{n9, n9, n9, n9}, []whg1.Tensor{der(1)}, 0, 0)
 	sm.MaxElems = 8
-	four := func(h, w, h3, w3 int) Decode {
+	four := func(h, w, h3, w3 int) vectors.Decode {
 		return dec(nil, rnd(r, 1, h, w, -9, 9), rnd(r, 1, h, w, -9, 9), rnd(r, 1, h, w, -9, 9), rnd(r, 1, h3, w3, -9, 9))
 	}
 	g.add(op(whg1.OpSubposMerge), "subpos_merge_plan_sizes_disagree_and_past_max_elems8", sm,
@@ -154,7 +155,7 @@ func genContractions(g *gen) {
 	n9 := chk(4, -9, 9)
 	p := &whg1.Contraction{Groups: 2, RQ: whg1.RQ{Round: whg1.HalfUp, SKind: 1, Shift: []uint8{16}}}
 	gr := one(whg1.OpGram, p, []whg1.Tensor{n9, n9}, []whg1.Tensor{der(4)}, 3, 4)
-	two := func(h1, w1, h2, w2 int) Decode {
+	two := func(h1, w1, h2, w2 int) vectors.Decode {
 		return dec(nil, rnd(r, 4, h1, w1, -9, 9), rnd(r, 4, h2, w2, -9, 9))
 	}
 	g.add(op(whg1.OpGram), "gram_g2_half_up_shift16_plan_sizes", gr, two(3, 4, 3, 4), two(1, 1, 1, 1), two(3, 4, 2, 4))

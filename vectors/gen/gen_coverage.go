@@ -1,8 +1,9 @@
-package vectors
+package gen
 
 import (
 	"fmt"
 
+	"github.com/waiops/waiops/vectors"
 	"github.com/waiops/waiops/whg1"
 )
 
@@ -170,7 +171,7 @@ func genOtherChecks(g *gen) {
 		s := b.shapes[0]
 		gr := b.graph(code, chk(uint32(s.C), -100, 300))
 		for i, rec := range b.others {
-			var ds []Decode
+			var ds []vectors.Decode
 			for _, e := range [][2]int64{{rec.Lo, rec.Hi}, {rec.Lo - 1, rec.Hi}, {rec.Lo, rec.Hi + 1}} {
 				ins := b.inputs(r, rnd(r, s.C, s.H, s.W, -100, 300))
 				t := ins[i+1]
@@ -190,7 +191,7 @@ func genOtherChecks(g *gen) {
 func genPlanes(g *gen) {
 	r := pcg(11)
 	n9 := chk(1, -9, 9)
-	x := func(h, w int) Decode { return dec(nil, rnd(r, 1, h, w, -9, 9)) }
+	x := func(h, w int) vectors.Decode { return dec(nil, rnd(r, 1, h, w, -9, 9)) }
 	g.add(op(whg1.OpPixelUnshuffle), "pixel_unshuffle_r2_out_plane_1x1_and_odd_sizes",
 		one(whg1.OpPixelUnshuffle, &whg1.Factor{N: 2}, []whg1.Tensor{n9}, []whg1.Tensor{der(4)}, 0, 0), x(2, 2), x(6, 10), x(2, 14))
 	g.add(op(whg1.OpSubposSplit), "subpos_split_out_plane_1x1_and_odd_sizes",
@@ -205,7 +206,7 @@ func genPlanes(g *gen) {
 		outs := []whg1.Tensor{der(1), der(1), der(1), der(1)}
 		outs[k] = chk(1, -8, 8)
 		ab := (k/2)*4 + k%2
-		var ds []Decode
+		var ds []vectors.Decode
 		for _, e := range [][2]int64{{-8, 8}, {-9, 8}, {-8, 9}} {
 			x := ten(1, 4, 4, 0)
 			x.Data[ab], x.Data[ab+10] = e[0], e[1]

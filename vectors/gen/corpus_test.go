@@ -1,4 +1,4 @@
-package vectors
+package gen
 
 import (
 	"math"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/waiops/waiops/certify"
+	"github.com/waiops/waiops/vectors"
 	"github.com/waiops/waiops/whg1"
 )
 
@@ -19,7 +20,7 @@ func TestCommittedCorpusChecks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("recomputes the whole corpus")
 	}
-	c, err := Project(".")
+	c, err := vectors.Project("..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,7 @@ func TestCorpusRegenerates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates the whole corpus")
 	}
-	parts, err := CheckParts(".")
+	parts, err := CheckParts("..")
 	if err != nil {
 		t.Fatalf("%v (regenerate with: go run ./cmd/waiops vectors gen --out vectors)", err)
 	}
@@ -64,7 +65,7 @@ func TestCorpusRegenerates(t *testing.T) {
 // TestCheckNamesTheLine: one expectation changed in a copy of a committed
 // file fails the check at that line.
 func TestCheckNamesTheLine(t *testing.T) {
-	b, err := os.ReadFile("graphs/state.jsonl")
+	b, err := os.ReadFile("../graphs/state.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestCheckNamesTheLine(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "graphs", "state.jsonl"), []byte(strings.Join(lines, "")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Project(dir)
+	c, err := vectors.Project(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,18 +91,18 @@ func TestCheckNamesTheLine(t *testing.T) {
 func TestCompute(t *testing.T) {
 	// add: [1, 2] + [3, −7] = [4, −5]; every range fits i32: both profiles.
 	add := one(whg1.OpAdd, nil, []whg1.Tensor{chk(1, -9, 9), chk(1, -9, 9)}, []whg1.Tensor{der(1)}, 0, 0)
-	v := Vector{ID: "add", Graph: whg1.Encode(add), Decodes: []Decode{dec(nil, ten(1, 1, 2, 1, 2), ten(1, 1, 2, 3, -7)),
+	v := vectors.Vector{ID: "add", Graph: whg1.Encode(add), Decodes: []vectors.Decode{dec(nil, ten(1, 1, 2, 1, 2), ten(1, 1, 2, 3, -7)),
 		dec(nil, ten(1, 1, 2, 1, 10), ten(1, 1, 2, 3, -7))}}
 	if err := Compute(&v); err != nil {
 		t.Fatal(err)
 	}
-	if v.Load != LoadOK || !reflect.DeepEqual(v.Profiles, certify.Profiles) ||
+	if v.Load != vectors.LoadOK || !reflect.DeepEqual(v.Profiles, certify.Profiles) ||
 		!reflect.DeepEqual(v.Decodes[0].Outputs[0].Data, []int64{4, -5}) || v.Decodes[1].Refuse != "field_range" {
 		t.Fatalf("%+v", v)
 	}
 	// abs over [−2^31, 9]: |−2^31| = 2^31 passes i32 (§7.1), so acc64 only.
 	abs := one(whg1.OpAbs, nil, []whg1.Tensor{chk(1, math.MinInt32, 9)}, []whg1.Tensor{der(1)}, 0, 0)
-	v = Vector{ID: "abs", Graph: whg1.Encode(abs), Decodes: []Decode{dec(nil, ten(1, 1, 2, math.MinInt32, 9))}}
+	v = vectors.Vector{ID: "abs", Graph: whg1.Encode(abs), Decodes: []vectors.Decode{dec(nil, ten(1, 1, 2, math.MinInt32, 9))}}
 	if err := Compute(&v); err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func TestCompute(t *testing.T) {
 		t.Fatalf("%+v", v)
 	}
 	// A bad magic is refused at load: no decodes, both profiles (§14.1).
-	v = Vector{ID: "bad", Graph: []byte("WHG2"), Decodes: v.Decodes}
+	v = vectors.Vector{ID: "bad", Graph: []byte("WHG2"), Decodes: v.Decodes}
 	if err := Compute(&v); err != nil {
 		t.Fatal(err)
 	}
@@ -143,17 +144,17 @@ func TestTieValues(t *testing.T) {
 // rounding vector with math/big straight from §2's definitions of R_floor,
 // R_half_up and R_half_even: out = R(t·m, s).
 func TestRoundingVectorsIndependently(t *testing.T) {
-	b, err := os.ReadFile("ops/rescale.jsonl")
+	b, err := os.ReadFile("../ops/rescale.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := Parse(b)
+	f, err := vectors.Parse(b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := 0
 	for _, v := range f.Graph {
-		if !strings.HasPrefix(v.ID, "rescale_round_") || v.Load != LoadOK {
+		if !strings.HasPrefix(v.ID, "rescale_round_") || v.Load != vectors.LoadOK {
 			continue
 		}
 		g, err := whg1.Parse(v.Graph)

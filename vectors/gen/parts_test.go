@@ -1,4 +1,4 @@
-package vectors
+package gen
 
 import (
 	"os"

@@ -1,21 +1,23 @@
-package vectors
+package report
 
 import (
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/waiops/waiops/vectors"
 )
 
 // Every committed conformance report under docs/conformance states the
 // digest of the corpus as it is now: a report of an older corpus is stale
 // and must be regenerated (docs/conformance/README.md says how).
 func TestCommittedReportsMatchCorpus(t *testing.T) {
-	c, err := Project(".")
+	c, err := vectors.Project("..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	reports, err := filepath.Glob("../docs/conformance/*/conformance.json")
+	reports, err := filepath.Glob("../../docs/conformance/*/conformance.json")
 	if err != nil || len(reports) == 0 {
 		t.Fatalf("no committed reports found (%v)", err)
 	}

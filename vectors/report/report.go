@@ -1,4 +1,8 @@
-package vectors
+// Package report writes a conformance run (a conform.Report) as
+// conformance.json and conformance.html, and reads a folder of such reports
+// back into the matrix of every fabric against every group: what `waiops
+// conform --report` and `waiops conform matrix` use.
+package report
 
 import (
 	"bytes"
@@ -8,6 +12,8 @@ import (
 	"time"
 
 	"github.com/waiops/waiops/cjson"
+	"github.com/waiops/waiops/vectors"
+	"github.com/waiops/waiops/vectors/conform"
 )
 
 // Readings names the rules of docs/READINGS.md that the project adopts where
@@ -27,10 +33,10 @@ var Readings = []string{
 // JSON is the report as canonical JSON (§8.5): fabric identity, corpus
 // digest, the run's date (RFC 3339, UTC), per-group tallies and every
 // failure.
-func (r *Report) JSON() map[string]any {
+func JSON(r *conform.Report) map[string]any {
 	id := map[string]any{}
 	for k, v := range r.Identity {
-		id[oneLine(k)] = oneLine(v) // a renderer string may hold any character
+		id[vectors.OneLine(k)] = vectors.OneLine(v) // a renderer string may hold any character
 	}
 	groups := map[string]any{}
 	for n, t := range r.Groups {
@@ -38,7 +44,7 @@ func (r *Report) JSON() map[string]any {
 	}
 	fails := make([]any, len(r.Failures))
 	for i, f := range r.Failures {
-		fails[i] = map[string]any{"decode": f.Decode, "file": oneLine(f.File), "group": f.Group, "id": f.ID, "what": f.What}
+		fails[i] = map[string]any{"decode": f.Decode, "file": vectors.OneLine(f.File), "group": f.Group, "id": f.ID, "what": f.What}
 		if f.Line > 0 {
 			fails[i].(map[string]any)["line"] = f.Line
 		}
@@ -56,12 +62,12 @@ func (r *Report) JSON() map[string]any {
 	}
 }
 
-// WriteReport writes conformance.json and conformance.html into dir.
-func (r *Report) WriteReport(dir string) error {
+// Write writes r's conformance.json and conformance.html into dir.
+func Write(r *conform.Report, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	j, err := cjson.Marshal(r.JSON())
+	j, err := cjson.Marshal(JSON(r))
 	if err != nil {
 		return err
 	}
@@ -69,7 +75,7 @@ func (r *Report) WriteReport(dir string) error {
 		return err
 	}
 	var h bytes.Buffer
-	if err := htmlReport.Execute(&h, r); err != nil {
+	if err := htmlReport.Execute(&h, page{r, Readings}); err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "conformance.html"), h.Bytes(), 0o644)
@@ -104,5 +110,9 @@ td,th{border:1px solid #999;padding:.2em .6em;text-align:left}
 </body></html>
 `))
 
-// Readings is the list of interpretations, for the page.
-func (r *Report) Readings() []string { return Readings }
+// page is what the HTML template reads: the report's fields and methods,
+// and the readings it rests on.
+type page struct {
+	*conform.Report
+	Readings []string
+}

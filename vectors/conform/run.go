@@ -1,4 +1,7 @@
-package vectors
+// Package conform runs a §14.1 corpus (integer-operators §14) against a
+// fabric and tallies the outcome in a Report: what `waiops conform` and the
+// fabrics' conformance tests use. Package report writes a Report out.
+package conform
 
 import (
 	"bytes"
@@ -6,13 +9,13 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/cjson"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
+	"github.com/waiops/waiops/vectors"
 	"github.com/waiops/waiops/whg1"
 )
 
@@ -76,7 +79,7 @@ type Report struct {
 // Run runs every graph vector of c whose profiles include f's profile on f,
 // and, when stage is not nil, every stage vector through it. Vectors of
 // other profiles are not counted.
-func Run(f Fabric, c *Corpus, stage StageEval) *Report {
+func Run(f Fabric, c *vectors.Corpus, stage StageEval) *Report {
 	r := &Report{
 		Fabric: f.Name(), Profile: string(f.Profile()), Identity: f.Identity(), Date: time.Now().UTC().Truncate(time.Second),
 		Corpus: c.SHA256, Files: len(c.Files), Groups: map[string]*Tally{},
@@ -85,7 +88,7 @@ func Run(f Fabric, c *Corpus, stage StageEval) *Report {
 		// A line that cannot be read is one vector failed, under every
 		// profile: which profiles it names cannot be known.
 		for _, u := range cf.Unreadable {
-			r.count(cf, Failure{ID: u.ID, Line: u.Line, Decode: -1, What: "unreadable: " + oneLine(u.Err.Error())})
+			r.count(cf, Failure{ID: u.ID, Line: u.Line, Decode: -1, What: "unreadable: " + vectors.OneLine(u.Err.Error())})
 		}
 		for i := range cf.Graph {
 			v := &cf.Graph[i]
@@ -108,7 +111,7 @@ func Run(f Fabric, c *Corpus, stage StageEval) *Report {
 
 // count tallies one vector of cf: passed when fl.What is "", else the
 // failure fl, filed under cf.
-func (r *Report) count(cf CorpusFile, fl Failure) {
+func (r *Report) count(cf vectors.CorpusFile, fl Failure) {
 	t := r.Groups[cf.Group]
 	if t == nil {
 		t = &Tally{}
@@ -138,9 +141,9 @@ func (r *Report) GroupNames() []string {
 // runVector loads v's graph on f and runs its decodes as one sequence
 // (§10.3). It returns "" when every outcome matches, or the index of the
 // first decode that differs (−1 for the load) and how.
-func runVector(f Fabric, v *Vector) (int, string) {
+func runVector(f Fabric, v *vectors.Vector) (int, string) {
 	d, g, err := f.Load(v.Graph)
-	if got := codeOf(err); got != v.Load {
+	if got := CodeOf(err); got != v.Load {
 		return -1, fmt.Sprintf("load %s, want %s%s", got, v.Load, reason(err))
 	}
 	if err != nil {
@@ -156,11 +159,12 @@ func runVector(f Fabric, v *Vector) (int, string) {
 	return 0, ""
 }
 
-// codeOf is the outcome an error stands for: "ok", a refusal's code, or
-// "error" for an error that is not a refusal (which no vector expects).
-func codeOf(err error) refusal.Code {
+// CodeOf is the outcome an error stands for: "ok", a refusal's code, or
+// "error" for an error that is not a refusal (which no vector expects). The
+// generator records load outcomes by it too, so that both read an error alike.
+func CodeOf(err error) refusal.Code {
 	if err == nil {
-		return LoadOK
+		return vectors.LoadOK
 	}
 	var re *refusal.Error
 	if errors.As(err, &re) {
@@ -173,36 +177,14 @@ func reason(err error) string {
 	if err == nil {
 		return ""
 	}
-	return " (" + oneLine(err.Error()) + ")"
-}
-
-// oneLine makes a message one line of printable ASCII, which the report's
-// canonical JSON requires (§8.5): other characters are written U+XXXX, and
-// the message is cut after 200 of them.
-func oneLine(s string) string {
-	var b strings.Builder
-	for i, r := range []rune(s) {
-		if i == 200 {
-			b.WriteString("...")
-			break
-		}
-		switch {
-		case r == '\n':
-			b.WriteByte(' ')
-		case r >= 0x20 && r <= 0x7e:
-			b.WriteRune(r)
-		default:
-			fmt.Fprintf(&b, "U+%04X", r)
-		}
-	}
-	return b.String()
+	return " (" + vectors.OneLine(err.Error()) + ")"
 }
 
 // compare checks one decode's outcome against its expectation and names the
 // first difference: the outcome, an output count or shape, or the first
 // differing element in CHW order.
-func compare(d Decode, outs []*tensor.T, err error) string {
-	got := codeOf(err)
+func compare(d vectors.Decode, outs []*tensor.T, err error) string {
+	got := CodeOf(err)
 	if d.Refuse != "" {
 		if got != d.Refuse {
 			return fmt.Sprintf("%s, want refuse %s%s", outcome(got), d.Refuse, reason(err))
@@ -212,18 +194,19 @@ func compare(d Decode, outs []*tensor.T, err error) string {
 	if err != nil {
 		return fmt.Sprintf("%s, want outputs%s", outcome(got), reason(err))
 	}
-	return diffTensors(outs, d.Outputs)
+	return DiffTensors(outs, d.Outputs)
 }
 
 func outcome(c refusal.Code) string {
-	if c == LoadOK {
+	if c == vectors.LoadOK {
 		return "outputs"
 	}
 	return "refuse " + string(c)
 }
 
-// diffTensors names the first difference between two output lists, or "".
-func diffTensors(got, want []*tensor.T) string {
+// DiffTensors names the first difference between two output lists, or "";
+// the generator checks its phase-form graphs against conv_transpose by it.
+func DiffTensors(got, want []*tensor.T) string {
 	if len(got) != len(want) {
 		return fmt.Sprintf("%d outputs, want %d", len(got), len(want))
 	}
@@ -245,7 +228,7 @@ func diffTensors(got, want []*tensor.T) string {
 }
 
 // runStage evaluates a stage vector and compares its expect member exactly.
-func runStage(eval StageEval, s *Stage) string {
+func runStage(eval StageEval, s *vectors.Stage) string {
 	got, err := cjson.Marshal(eval(s.Op, s.Modes, s.In))
 	if err != nil {
 		return "the result has no canonical form: " + err.Error()
@@ -254,7 +237,7 @@ func runStage(eval StageEval, s *Stage) string {
 	if bytes.Equal(got, want) {
 		return ""
 	}
-	return fmt.Sprintf("expect %s, want %s", oneLine(string(got)), oneLine(string(want)))
+	return fmt.Sprintf("expect %s, want %s", vectors.OneLine(string(got)), vectors.OneLine(string(want)))
 }
 
 // AddGroup tallies a group run outside the fabric (the carriage cases):

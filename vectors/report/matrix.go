@@ -1,4 +1,4 @@
-package vectors
+package report
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/waiops/waiops/cjson"
+	"github.com/waiops/waiops/vectors"
+	"github.com/waiops/waiops/vectors/conform"
 )
 
 // MatrixCommand is the command that writes the matrix pages; their first
@@ -25,7 +27,7 @@ type MatrixRow struct {
 	Identity []string // "key: value", in sorted order of the keys
 	Corpus   string
 	Date     string // "" in a report written before reports carried one
-	Groups   map[string]Tally
+	Groups   map[string]conform.Tally
 	Passed   int
 	Failed   int
 }
@@ -83,12 +85,12 @@ func ReadMatrix(dir string) (*Matrix, error) {
 	}
 	// The corpus's own order (ProjectDirs), then any other part by name.
 	rank := func(n string) int {
-		for i, d := range ProjectDirs {
+		for i, d := range vectors.ProjectDirs {
 			if d == n {
 				return i
 			}
 		}
-		return len(ProjectDirs)
+		return len(vectors.ProjectDirs)
 	}
 	sort.Slice(names, func(i, j int) bool {
 		if ri, rj := rank(names[i]), rank(names[j]); ri != rj {
@@ -152,13 +154,13 @@ func readMatrixRow(path string) (MatrixRow, error) {
 	if !ok {
 		return r, fmt.Errorf("no groups")
 	}
-	r.Groups = map[string]Tally{}
+	r.Groups = map[string]conform.Tally{}
 	for g, t := range groups {
 		tm, ok := t.(map[string]any)
 		if !ok {
 			return r, fmt.Errorf("group %s is not an object", g)
 		}
-		var tl Tally
+		var tl conform.Tally
 		if tl.Passed, err = count(tm, "passed"); err != nil {
 			return r, fmt.Errorf("group %s: %w", g, err)
 		}

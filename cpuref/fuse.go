@@ -186,11 +186,12 @@ func fuse(g *whg1.Graph, gb *certify.GraphBounds) []fusion {
 }
 
 // epilogueHost says whether op's kernel applies a post to each row it
-// writes (conv, conv_transpose, rescale, mul, chscale: the rq epilogue);
+// writes (conv, conv_transpose, rescale, mul, chscale: the rq epilogue;
+// igdn: each block's rows);
 // the step of any other producer applies it to its output once it has run.
 func epilogueHost(op *whg1.Op) bool {
 	switch op.Params.(type) {
-	case *whg1.Conv, *whg1.ConvT, *whg1.Rescale, *whg1.Chscale:
+	case *whg1.Conv, *whg1.ConvT, *whg1.Rescale, *whg1.Chscale, *whg1.IGDN:
 		return true
 	}
 	return false

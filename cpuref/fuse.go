@@ -53,6 +53,16 @@ func (p *rowPost) strided(r []int64, n, s int) {
 	}
 }
 
+// clamp returns the one clamp this post is, when it is a single clamp stage
+// (a relu, a clamp, or clamps that then merged): a kernel may apply it in
+// its own epilogue (dot.RQ64's Clamp).
+func (p *rowPost) clamp() (lo, hi int64, ok bool) {
+	if p == nil || len(p.stages) != 1 || p.stages[0].leaky != nil {
+		return 0, 0, false
+	}
+	return p.stages[0].lo, p.stages[0].hi, true
+}
+
 // then is this post followed by clamp(·, lo, hi), as a new post. A clamp
 // after a clamp is one clamp: with f(v) = clamp(clamp(v, a, b), lo, hi), f
 // is nondecreasing, equal to clamp(a, lo, hi) for v ≤ a, to clamp(b, lo,

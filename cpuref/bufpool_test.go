@@ -1,6 +1,7 @@
 package cpuref
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -120,6 +121,31 @@ func TestPooledDecodesEqual(t *testing.T) {
 		noErr(t, "decode", err)
 		if !slices.Equal(got[0].Data, want[0].Data) {
 			t.Fatalf("decode %d (%d×%d): pooled and fresh buffers differ", i, h, wd)
+		}
+	}
+	// Concurrent decodes on the one Program share its pool, never a buffer.
+	in := tensor.New(tensor.Shape{C: C, H: 9, W: 9})
+	for j := range in.Data {
+		in.Data[j] = r.Int64N(255) - 127
+	}
+	want, err := ref.Decode([]*tensor.T{in}, nil)
+	noErr(t, "decode", err)
+	errs := make(chan string, 4)
+	for range 4 {
+		go func() {
+			for range 10 {
+				got, err := p.Decode([]*tensor.T{in}, nil)
+				if err != nil || !slices.Equal(got[0].Data, want[0].Data) {
+					errs <- fmt.Sprintf("concurrent decode: %v, or outputs differ", err)
+					return
+				}
+			}
+			errs <- ""
+		}()
+	}
+	for range 4 {
+		if e := <-errs; e != "" {
+			t.Error(e)
 		}
 	}
 }

@@ -142,6 +142,11 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 		zeroOK = zeroOK && ok
 	}
 	k.post.row(zero)
+	// A post that is one clamp goes into the rq rows themselves.
+	var clamp *postStage
+	if lo, hi, ok := k.post.clamp(); ok {
+		clamp = &postStage{lo: lo, hi: hi}
+	}
 	// Only residues whose first output coordinate lies inside the output
 	// have positions: one per first coordinate in [0, min(s, Ho)), so the
 	// loops stay within the output's size whatever the stride.
@@ -183,10 +188,12 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 			vn := max(0, min(v1, zw)-v0)
 			scatter := func(o, u int, s []int64) error {
 				dst := row(o, u)
-				if !rqRowStrided(&p.RQ, o, uint64(B), s[:vn], dst[x0:], sw) {
+				if !rqRowStrided(&p.RQ, o, uint64(B), s[:vn], dst[x0:], sw, clamp) {
 					return outside("conv_transpose")
 				}
-				k.post.strided(dst[x0:], vn, sw)
+				if clamp == nil {
+					k.post.strided(dst[x0:], vn, sw)
+				}
 				fill(dst, o, x0+vn*sw)
 				return nil
 			}

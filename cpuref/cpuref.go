@@ -40,6 +40,12 @@ type Program struct {
 	proven []bool
 	// output[t] says that a graph output names tensor t.
 	output []bool
+	// full[i] says that op i's step writes every element of its outputs
+	// (writesAll), so their buffers need not start at zero.
+	full []bool
+	// bufs holds the buffers of dropped tensors for the next decode's
+	// tensors of the same length (bufpool.go).
+	bufs *bufPool
 }
 
 // step runs one operator on its input tensors into its output tensors,
@@ -63,7 +69,7 @@ func loadBounds(g *whg1.Graph, gb *certify.GraphBounds) (*Program, error) {
 // folds nothing).
 func loadFused(g *whg1.Graph, gb *certify.GraphBounds, fz []fusion) (*Program, error) {
 	p := &Program{g: g, steps: make([]step, len(g.Ops)), drop: g.Drops(),
-		fz: fz, proven: provenPolicies(g, gb), output: make([]bool, len(g.Tensors))}
+		fz: fz, proven: provenPolicies(g, gb), output: make([]bool, len(g.Tensors)), full: make([]bool, len(g.Ops)), bufs: &bufPool{}}
 	for _, t := range g.Outputs {
 		p.output[t] = true
 	}
@@ -92,6 +98,7 @@ func loadFused(g *whg1.Graph, gb *certify.GraphBounds, fz []fusion) (*Program, e
 		if !p.fz[i].gone {
 			p.steps[i] = s
 		}
+		p.full[i] = writesAll(op)
 	}
 	return p, nil
 }
@@ -143,6 +150,9 @@ func (p *Program) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, erro
 		return nil, err
 	}
 	vals := make([]*tensor.T, len(g.Tensors))
+	// owned[t]: tensor t's buffer came from p.bufs (run), so it goes back
+	// there when t is dropped; an input's never does.
+	owned := make([]bool, len(g.Tensors))
 	for i, t := range inputs {
 		rec := g.Inputs[i]
 		v := t // read only: no step writes its inputs
@@ -158,11 +168,14 @@ func (p *Program) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, erro
 	}
 	for i := range g.Ops {
 		if p.steps[i] != nil {
-			if err := p.run(i, vals, pl); err != nil {
+			if err := p.run(i, vals, owned, pl); err != nil {
 				return nil, err
 			}
 		}
 		for _, t := range p.drop[i] {
+			if owned[t] && vals[t] != nil {
+				p.bufs.put(vals[t])
+			}
 			vals[t] = nil
 		}
 	}
@@ -172,7 +185,7 @@ func (p *Program) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, erro
 // run runs op i's step, which writes the outputs of op fz[i].last (op i
 // itself unless ops were folded into it (fuse)), and applies their
 // policies.
-func (p *Program) run(i int, vals []*tensor.T, pl *whg1.Plan) error {
+func (p *Program) run(i int, vals []*tensor.T, owned []bool, pl *whg1.Plan) error {
 	g := p.g
 	op, last := &g.Ops[i], &g.Ops[p.fz[i].last]
 	in := make([]*tensor.T, len(op.In))
@@ -181,7 +194,7 @@ func (p *Program) run(i int, vals []*tensor.T, pl *whg1.Plan) error {
 	}
 	out := make([]*tensor.T, len(last.Out))
 	for k, t := range last.Out {
-		out[k] = tensor.New(pl.Shapes[t])
+		out[k] = p.bufs.get(pl.Shapes[t], p.full[i])
 	}
 	if err := p.steps[i](in, out, pl); err != nil {
 		var r *refusal.Error
@@ -197,7 +210,7 @@ func (p *Program) run(i int, vals []*tensor.T, pl *whg1.Plan) error {
 		}); err != nil {
 			return err
 		}
-		vals[t] = out[k]
+		vals[t], owned[t] = out[k], true
 	}
 	return nil
 }

@@ -53,6 +53,16 @@ func (p *rowPost) strided(r []int64, n, s int) {
 	}
 }
 
+// clamp returns the one clamp this post is, when it is a single clamp stage
+// (a relu, a clamp, or clamps that then merged): a kernel may apply it in
+// its own epilogue (dot.RQ64's Clamp).
+func (p *rowPost) clamp() (lo, hi int64, ok bool) {
+	if p == nil || len(p.stages) != 1 || p.stages[0].leaky != nil {
+		return 0, 0, false
+	}
+	return p.stages[0].lo, p.stages[0].hi, true
+}
+
 // then is this post followed by clamp(·, lo, hi), as a new post. A clamp
 // after a clamp is one clamp: with f(v) = clamp(clamp(v, a, b), lo, hi), f
 // is nondecreasing, equal to clamp(a, lo, hi) for v ≤ a, to clamp(b, lo,
@@ -186,11 +196,12 @@ func fuse(g *whg1.Graph, gb *certify.GraphBounds) []fusion {
 }
 
 // epilogueHost says whether op's kernel applies a post to each row it
-// writes (conv, conv_transpose, rescale, mul, chscale: the rq epilogue);
+// writes (conv, conv_transpose, rescale, mul, chscale: the rq epilogue;
+// igdn: each block's rows);
 // the step of any other producer applies it to its output once it has run.
 func epilogueHost(op *whg1.Op) bool {
 	switch op.Params.(type) {
-	case *whg1.Conv, *whg1.ConvT, *whg1.Rescale, *whg1.Chscale:
+	case *whg1.Conv, *whg1.ConvT, *whg1.Rescale, *whg1.Chscale, *whg1.IGDN:
 		return true
 	}
 	return false

@@ -186,9 +186,13 @@ type foldCase struct {
 // foldCases are graphs whose producers take a folded post in each place
 // one can land: conv rows (the lanes path at i8, the i64 and exact paths at
 // wide inputs), conv_transpose's phases and its rq(0) fill, rescale, mul,
-// and a producer without an rq epilogue (add); with clamp policies on
+// igdn on each of its three paths, and a producer without an rq epilogue
+// (add); with clamp policies on
 // the way and a check on the last output, next to its producer.
 func foldCases(r *rand.Rand) []foldCase {
+	igdnOp := func(gamma []int64, gf, frac uint32) whg1.Op {
+		return whg1.Op{Code: whg1.OpIGDN, Params: &whg1.IGDN{GF: gf, Frac: frac, Gamma: gamma, Beta: []int64{1 << 12, 77}}}
+	}
 	w := func(n int, lo, hi int64) []int64 {
 		v := make([]int64, n)
 		for i := range v {
@@ -203,6 +207,9 @@ func foldCases(r *rand.Rand) []foldCase {
 	}
 	convT := whg1.Op{Code: whg1.OpConvTranspose, Params: &whg1.ConvT{Cout: 2, KH: 3, KW: 3, SH: 2, SW: 2, PH: 1, PW: 1, OPH: 1, OPW: 1,
 		RQ: whg1.RQ{Round: whg1.HalfUp, Bias: whg1.PreBias, SKind: 1, Shift: []uint8{6}, BiasV: w(2, -300, 300)}, W: w(2*2*9, -128, 127)}}
+	// rq products past 2^62: each value through rqOf, the clamp after it.
+	convTWide := whg1.Op{Code: whg1.OpConvTranspose, Params: &whg1.ConvT{Cout: 2, KH: 3, KW: 3, SH: 2, SW: 2, PH: 1, PW: 1, OPH: 1, OPW: 1,
+		RQ: whg1.RQ{Round: whg1.HalfEven, MKind: 1, SKind: 1, Mult: []int64{1<<30 + 7}, Shift: []uint8{60}}, W: w(2*2*9, -128, 127)}}
 	// convT with a stride past its kernel: outputs no tap reaches get rq(0).
 	convTGap := whg1.Op{Code: whg1.OpConvTranspose, Params: &whg1.ConvT{Cout: 2, KH: 1, KW: 1, SH: 3, SW: 3, OPH: 2, OPW: 2,
 		RQ: whg1.RQ{Bias: whg1.PostBias, SKind: 1, Shift: []uint8{2}, BiasV: []int64{-7, 9}}, W: w(2*2, -128, 127)}}
@@ -224,6 +231,7 @@ func foldCases(r *rand.Rand) []foldCase {
 		{"conv_exact_clamp", chain(2, -1<<62, 1<<62, []whg1.Op{conv(-1<<40, 1<<40, 100), clampOpOf(-20, 30)},
 			[]whg1.Tensor{d(3), d(3)}), -1 << 62, 1 << 62, true, 0},
 		{"convT_clamp_relu", chain(2, -128, 127, []whg1.Op{convT, clampOpOf(-500, 400), reluOp}, []whg1.Tensor{d(2), d(2), cl(2, 0, 300)}), -128, 127, false, 0},
+		{"convT_wide_relu", chain(2, -1<<40, 1<<40, []whg1.Op{convTWide, reluOp}, []whg1.Tensor{d(2), d(2)}), -1 << 40, 1 << 40, false, 0},
 		{"convT_gap_relu", chain(2, -128, 127, []whg1.Op{convTGap, reluOp}, []whg1.Tensor{d(2), d(2)}), -128, 127, false, 0},
 		{"rescale_relu", chain(2, -1<<62, 1<<62, []whg1.Op{shiftRescale(-3, 1), reluOp}, []whg1.Tensor{d(2), d(2)}), -1 << 62, 1 << 62, false, 0},
 		{"mul_clamp", chain(2, -32768, 32767, []whg1.Op{mul, clampOpOf(-1000, 1000)}, []whg1.Tensor{d(2), cl(2, -900, 2000)}), -32768, 32767, false, 0},
@@ -244,6 +252,12 @@ func foldCases(r *rand.Rand) []foldCase {
 		{"rescale_i16_bias", chain(2, -32768, 32767, []whg1.Op{{Code: whg1.OpRescale, Params: &whg1.Rescale{RQ: whg1.RQ{Round: whg1.HalfEven, Bias: whg1.PreBias,
 			MKind: 2, SKind: 2, Mult: w(2, -1<<24, 1<<24), Shift: []uint8{9, 30}, BiasV: w(2, -1000, 1000)}}}},
 			[]whg1.Tensor{d(2)}), -32768, 32767, false, 0},
+		{"igdn_i32_relu_clamp", chain(2, -128, 127, []whg1.Op{igdnOp(w(4, 0, 15), 8, 6), reluOp, clampOpOf(-5, 900)},
+			[]whg1.Tensor{d(2), d(2), d(2)}), -128, 127, false, 0},
+		{"igdn_i64_relu", chain(2, -1<<20, 1<<20, []whg1.Op{igdnOp(w(4, -15, 15), 20, 10), reluOp},
+			[]whg1.Tensor{d(2), d(2)}), -1 << 20, 1 << 20, false, 0},
+		{"igdn_wide_clamp", chain(2, -1<<40, 1<<40, []whg1.Op{igdnOp(w(4, 1<<20, 1<<21), 2, 40), clampOpOf(-1<<30, 1<<35)},
+			[]whg1.Tensor{d(2), d(2)}), -1 << 40, 1 << 40, true, 0},
 		{"add_relu_check", chain(2, -128, 127, []whg1.Op{add, reluOp}, []whg1.Tensor{cl(2, -200, 100), rec(2, whg1.Check, 0, 90)}), -128, 127, false, 0},
 	}
 }

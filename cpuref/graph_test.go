@@ -209,11 +209,21 @@ func TestEveryOpThroughDecode(t *testing.T) {
 		}
 		g.Ops = []whg1.Op{op}
 		_, p := load(t, g)
-		out, err := p.Decode(c.in, c.values)
-		noErr(t, c.code.String(), err)
-		for k, w := range c.want {
-			if !slices.Equal(out[k].Data, w) {
-				t.Errorf("%v output %d = %v, want %v", c.code, k, out[k].Data, w)
+		// Then again with every output's buffer taken from the pool
+		// full of garbage: a step that writesAll must overwrite it, and
+		// the pool must clear it for any other.
+		for _, seeded := range []bool{false, true} {
+			if seeded {
+				for k := range c.want {
+					seedPool(p, len(c.want[k]))
+				}
+			}
+			out, err := p.Decode(c.in, c.values)
+			noErr(t, c.code.String(), err)
+			for k, w := range c.want {
+				if !slices.Equal(out[k].Data, w) {
+					t.Errorf("%v output %d (pool seeded %v) = %v, want %v", c.code, k, seeded, out[k].Data, w)
+				}
 			}
 		}
 	}

@@ -28,8 +28,39 @@ import (
 // Positions are independent, so blocks are split across goroutines (§6:
 // outputs partitioned).
 func igdn(p *whg1.IGDN, in, out *tensor.T) error {
+	return newIGDN(p, in.Shape.C, nil).run(in, out)
+}
+
+// igdnKernel is igdn bound at load: its 32-bit plan for C channels (nil
+// when none) and the post fuse folded into it (nil for none), applied to
+// each block's rows of each channel once they are written, while they are
+// still in cache (a relu or clamp after igdn makes no pass of its own).
+type igdnKernel struct {
+	p    *whg1.IGDN
+	C    int
+	k32  *igdn32
+	post *rowPost
+}
+
+func newIGDN(p *whg1.IGDN, C int, post *rowPost) *igdnKernel {
+	return &igdnKernel{p: p, C: C, k32: newIGDN32(p, C), post: post}
+}
+
+func (g *igdnKernel) run(in, out *tensor.T) error {
+	p := g.p
 	C, n := in.Shape.C, in.Shape.H*in.Shape.W
-	k := newIGDN32(p, C)
+	k := g.k32
+	if C != g.C { // a plan's channels are the graph's; this only guards
+		k = newIGDN32(p, C)
+	}
+	// post: each channel's rows [p0, p1) once the block has written them.
+	post := func(p0, p1 int) {
+		if g.post != nil {
+			for i := range C {
+				g.post.row(out.Data[i*n+p0 : i*n+p1])
+			}
+		}
+	}
 	blocks := (n + igdnSpan - 1) / igdnSpan
 	return parallelRows(0, blocks, C*C*igdnSpan, func(b0, b1 int) error {
 		var x2, N []int32
@@ -39,6 +70,7 @@ func igdn(p *whg1.IGDN, in, out *tensor.T) error {
 		for b := b0; b < b1; b++ {
 			p0, p1 := b*igdnSpan, min(n, (b+1)*igdnSpan)
 			if k != nil && k.block(in, out, p0, p1, x2, N) {
+				post(p0, p1)
 				continue
 			}
 			var X uint64
@@ -52,6 +84,7 @@ func igdn(p *whg1.IGDN, in, out *tensor.T) error {
 			if err := f(p, in, out, p0, p1); err != nil {
 				return err
 			}
+			post(p0, p1)
 		}
 		return nil
 	})

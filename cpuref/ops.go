@@ -94,7 +94,7 @@ func newStep(g *whg1.Graph, op *whg1.Op, b bounds, post *rowPost) (step, error) 
 	case *whg1.Fill:
 		return func(_, out []*tensor.T, pl *whg1.Plan) error { fill(pl.FillValue(p), out[0]); return nil }, nil
 	case *whg1.IGDN:
-		return one(func(x, y *tensor.T) error { return igdn(p, x, y) }), nil
+		return one(newIGDN(p, cin, post).run), nil
 	case *whg1.LayerNorm:
 		return one(func(x, y *tensor.T) error { return layernormC(p, x, y) }), nil
 	case *whg1.L2Norm:

@@ -85,12 +85,14 @@ func rqOf(r *whg1.RQ, o int, v int128) (int64, bool) {
 // multiply), with only y = q + post bias checked for overflow. Otherwise
 // each value goes through rqOf.
 func rqRow(r *whg1.RQ, o int, X uint64, src, dst []int64) bool {
-	return rqRowStrided(r, o, X, src, dst, 1)
+	return rqRowStrided(r, o, X, src, dst, 1, nil)
 }
 
 // rqRowStrided is rqRow writing the rq of src[i] to dst[stride·i], as a
-// conv_transpose phase row lands in every sw-th output column (§9.3).
-func rqRowStrided(r *whg1.RQ, o int, X uint64, src, dst []int64, stride int) bool {
+// conv_transpose phase row lands in every sw-th output column (§9.3), and,
+// when c is not nil, each y clamped to [c.lo, c.hi] once it is formed (a
+// relu or clamp folded in, §5.5).
+func rqRowStrided(r *whg1.RQ, o int, X uint64, src, dst []int64, stride int, c *postStage) bool {
 	if len(src) == 0 {
 		return true
 	}
@@ -101,13 +103,19 @@ func rqRowStrided(r *whg1.RQ, o int, X uint64, src, dst []int64, stride int) boo
 			if !ok {
 				return false
 			}
+			if c != nil {
+				y = min(max(y, c.lo), c.hi)
+			}
 			dst[stride*i] = y
 		}
 		return true
 	}
 	// §2's rounding modes are dot's, value for value.
-	return dot.RQRowStrided(dst, stride, src, &dot.RQ64{Pre: r.PreOf(o), Mult: r.MultOf(o), Post: r.PostOf(o),
-		Shift: r.ShiftOf(o), Round: uint8(r.Round)})
+	q := &dot.RQ64{Pre: r.PreOf(o), Mult: r.MultOf(o), Post: r.PostOf(o), Shift: r.ShiftOf(o), Round: uint8(r.Round)}
+	if c != nil {
+		q.Clamp, q.Lo, q.Hi = true, c.lo, c.hi
+	}
+	return dot.RQRowStrided(dst, stride, src, q)
 }
 
 // absU is |v| as an unsigned value (2^63 for −2^63).

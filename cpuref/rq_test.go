@@ -175,7 +175,7 @@ func TestRQRowAgainstRQOf(t *testing.T) {
 		}
 		stride := 1 + r.IntN(3) // rqRowStrided's stride, 1 for rqRow
 		dst := make([]int64, stride*(len(src)-1)+1)
-		ok := rqRowStrided(&q, o, maxAbs(src), src, dst, stride)
+		ok := rqRowStrided(&q, o, maxAbs(src), src, dst, stride, nil)
 		got := make([]int64, len(src))
 		for i := range got {
 			got[i] = dst[stride*i]

@@ -45,7 +45,7 @@ type Impl struct {
 	peak8  func(n int)
 	// rq is RQRowStrided's loop, with its constants formed (rqGeneric's
 	// contract); nil where the set has no 64-bit multiply.
-	rq func(dst []int64, stride int, src []int64, pre, mult, add, post int64, s uint, even int64) bool
+	rq func(dst []int64, stride int, src []int64, pre, mult, add, post int64, s uint, even, lo, hi int64) bool
 }
 
 // PeakRound is the number of 16-bit products one round of a peak loop forms.

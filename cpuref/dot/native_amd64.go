@@ -12,7 +12,7 @@ func native() []Impl {
 		l = append(l, Impl{Name: "avx2", mac16: asmMac(mac16AVX2), mac16x2: asmMacX2(mac16x2AVX2), peak: peakAVX2})
 	}
 	if hasAVX512() {
-		var rq func([]int64, int, []int64, int64, int64, int64, int64, uint, int64) bool
+		var rq func([]int64, int, []int64, int64, int64, int64, int64, uint, int64, int64, int64) bool
 		if cpu.X86.HasAVX512DQ { // vpmullq
 			rq = rqAVX512
 		}
@@ -100,31 +100,31 @@ func peak8AVX512VNNI(n int)
 // rqAVX512 is RQRowStrided's loop with AVX-512 (rq_amd64.s) at strides
 // 1 and 2, on the sums up to a multiple of 8, and rqGeneric on the rest
 // and at other strides.
-func rqAVX512(dst []int64, stride int, src []int64, pre, mult, add, post int64, s uint, even int64) bool {
+func rqAVX512(dst []int64, stride int, src []int64, pre, mult, add, post int64, s uint, even, lo, hi int64) bool {
 	n := len(src) &^ 7
 	ok := true
 	switch {
 	case n == 0 || stride > 2:
 		n = 0
 	case stride == 1:
-		ok = rqRowAVX512(&dst[0], &src[0], n, pre, mult, add, post, s, even)
+		ok = rqRowAVX512(&dst[0], &src[0], n, pre, mult, add, post, s, even, lo, hi)
 	default:
-		ok = rqRow2AVX512(&dst[0], &src[0], n, pre, mult, add, post, s, even)
+		ok = rqRow2AVX512(&dst[0], &src[0], n, pre, mult, add, post, s, even, lo, hi)
 	}
 	if n == len(src) {
 		return ok
 	}
-	return rqGeneric(dst[stride*n:], stride, src[n:], pre, mult, add, post, s, even) && ok
+	return rqGeneric(dst[stride*n:], stride, src[n:], pre, mult, add, post, s, even, lo, hi) && ok
 }
 
 // rqRowAVX512 is rqGeneric's loop on zmm for n sums, a multiple of 8, n ≥ 8
 // (rq_amd64.s).
 //
 //go:noescape
-func rqRowAVX512(dst, src *int64, n int, pre, mult, add, post int64, s uint, even int64) bool
+func rqRowAVX512(dst, src *int64, n int, pre, mult, add, post int64, s uint, even, lo, hi int64) bool
 
 // rqRow2AVX512 is rqRowAVX512 writing sum i's y to dst[2i]; dst holds at
 // least 2n − 1 elements (rq_amd64.s).
 //
 //go:noescape
-func rqRow2AVX512(dst, src *int64, n int, pre, mult, add, post int64, s uint, even int64) bool
+func rqRow2AVX512(dst, src *int64, n int, pre, mult, add, post int64, s uint, even, lo, hi int64) bool

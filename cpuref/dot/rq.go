@@ -1,5 +1,7 @@
 package dot
 
+import "math"
+
 // The rounding modes of RQ64, those of integer-operators §2.
 const (
 	RoundFloor    = 0
@@ -15,10 +17,15 @@ const (
 // for sums v whose every t = v + Pre and p = t·Mult lie in [−2^62, 2^62],
 // with Shift ≤ 62. The caller proves those bounds (cpuref's rqFits64);
 // RQRow relies on them.
+//
+// With Clamp set, each y is then clamped to [Lo, Hi] (Lo ≤ Hi): a relu or
+// clamp (§5.5) folded into the epilogue; the wrap check is on y itself.
 type RQ64 struct {
 	Pre, Mult, Post int64
 	Shift           uint
 	Round           uint8
+	Clamp           bool
+	Lo, Hi          int64
 }
 
 // RQRow writes rq (*q, RQ64) of each sum in src into dst, which is at
@@ -54,15 +61,20 @@ func RQRowStrided(dst []int64, stride int, src []int64, q *RQ64) bool {
 			add, even = add-1, 1
 		}
 	}
-	return bestRQ.rq(dst, stride, src, q.Pre, q.Mult, add, q.Post, s, even)
+	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+	if q.Clamp {
+		lo, hi = q.Lo, q.Hi
+	}
+	return bestRQ.rq(dst, stride, src, q.Pre, q.Mult, add, q.Post, s, even, lo, hi)
 }
 
 // rqGeneric is RQRowStrided in Go: the formula above, branch-free, with
 // y's wrap found from signs (y = q + post wrapped iff its sign differs
-// from both q's and post's).
-func rqGeneric(dst []int64, stride int, src []int64, pre, mult, add, post int64, s uint, even int64) bool {
+// from both q's and post's), and y clamped to [lo, hi] (the whole int64
+// range when RQ64 has no Clamp).
+func rqGeneric(dst []int64, stride int, src []int64, pre, mult, add, post int64, s uint, even, lo, hi int64) bool {
 	if stride != 1 {
-		return rqStridedGeneric(dst, stride, src, pre, mult, add, post, s, even)
+		return rqStridedGeneric(dst, stride, src, pre, mult, add, post, s, even, lo, hi)
 	}
 	dst = dst[:len(src)]
 	s &= 63
@@ -72,13 +84,13 @@ func rqGeneric(dst []int64, stride int, src []int64, pre, mult, add, post int64,
 		q := (p + add + (p>>s)&even) >> s
 		y := q + post
 		bad |= (q ^ y) & (post ^ y)
-		dst[i] = y
+		dst[i] = min(max(y, lo), hi)
 	}
 	return bad >= 0
 }
 
 // rqStridedGeneric is rqGeneric's loop for a stride past 1.
-func rqStridedGeneric(dst []int64, stride int, src []int64, pre, mult, add, post int64, s uint, even int64) bool {
+func rqStridedGeneric(dst []int64, stride int, src []int64, pre, mult, add, post int64, s uint, even, lo, hi int64) bool {
 	s &= 63
 	var bad int64
 	for i, v := range src {
@@ -86,7 +98,7 @@ func rqStridedGeneric(dst []int64, stride int, src []int64, pre, mult, add, post
 		q := (p + add + (p>>s)&even) >> s
 		y := q + post
 		bad |= (q ^ y) & (post ^ y)
-		dst[stride*i] = y
+		dst[stride*i] = min(max(y, lo), hi)
 	}
 	return bad >= 0
 }

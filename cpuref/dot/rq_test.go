@@ -86,7 +86,8 @@ func rqBig(v int64, q RQ64) (int64, bool) {
 // -short or -race) inside RQ64's bounds, their ends drawn often: |v + pre|
 // up to 2^62, |p| up to 2^62, shifts 0 to 62, posts that make y pass i64,
 // rows of 0 to 40 sums (every implementation's vector loop and tail), at
-// strides 1 to 3 (RQRowStrided: only every stride-th element written).
+// strides 1 to 3 (RQRowStrided: only every stride-th element written), half
+// of them with a folded clamp (a relu, [0, hi] or [lo, hi]).
 func TestRQRowRandom(t *testing.T) {
 	cases := 100000
 	if testing.Short() || raceEnabled {
@@ -120,6 +121,15 @@ func TestRQRowRandom(t *testing.T) {
 			if r.IntN(2) == 0 {
 				q.Post = end(1 << 20)
 			}
+			if r.IntN(2) == 0 { // a folded clamp or relu, at the ends often
+				q.Clamp, q.Lo, q.Hi = true, end(1<<40), math.MaxInt64
+				if r.IntN(2) == 0 {
+					q.Lo = 0
+				}
+				if r.IntN(2) == 0 {
+					q.Hi = span(q.Lo, 1<<40)
+				}
+			}
 			src := make([]int64, r.IntN(41))
 			for i := range src {
 				// v with |v + pre| ≤ T.
@@ -131,6 +141,9 @@ func TestRQRowRandom(t *testing.T) {
 				var ok bool
 				want[i], ok = rqBig(v, q)
 				wantOK = wantOK && ok
+				if q.Clamp {
+					want[i] = min(max(want[i], q.Lo), q.Hi)
+				}
 			}
 			stride := 1 + r.IntN(3)
 			dst := make([]int64, max(0, stride*(len(src)-1)+1))

@@ -1,5 +1,5 @@
 // Package cpuref is the exact CPU reference fabric of wai-ops/1 under the
-// acc64 profile (integer-operators.md §4, §5, §7.2): every one of the 30
+// acc64 profile (integer-operators §4, §5, §7.2): every one of the 30
 // graph operators computed on int64 tensors, with the wide and product
 // intermediates formed exactly in 128 bits.
 //

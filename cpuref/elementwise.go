@@ -104,7 +104,7 @@ func leakyNarrow(p *whg1.Leaky, b bounds) bool {
 	return ok && productFits(absU(min(lo, 0)), absU(p.A))
 }
 
-// abs is §5.5 abs (DECISIONS A.1: |v|). |−2^63| passes i64.
+// abs is §5.5 abs (READINGS D-A.1: |v|). |−2^63| passes i64.
 func abs(in, out *tensor.T) error {
 	for i, v := range in.Data {
 		if v == -1<<63 {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# carriage-load.sh: issue 25's load and fault tests of `waiops prior serve`
+# carriage-load.sh: the load and fault tests of `waiops prior serve`
 # on loopback: 200 slow clients, 20 and 500 concurrent dcz requests each
 # against a cold server, 300 idle keep-alives, 50 clients that never read,
 # 10,000 sequential requests, and a server killed mid-response (a tree fetch

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# carriage-speed.sh: issue 25's fetch-speed figure. Serves a set (256 MiB
+# carriage-speed.sh: the fetch-speed figure against curl. Serves a set (256 MiB
 # unless SIZE_MIB says otherwise) from two nginx servers on loopback (two
 # `waiops prior serve` where nginx is not installed), then, in the same run
 # and interleaved REPS times (default 5), fetches it with `curl -o` into a

@@ -1,5 +1,5 @@
 // Package dcz codes a successor set against its predecessor as RFC 9842's
-// dcz content coding (prior-carriage.md §16, DECISIONS H5): a 40-byte header
+// dcz content coding (prior-carriage §16, docs/READINGS.md D-H5): a 40-byte header
 // naming the dictionary by its SHA-256, then one Zstandard frame (RFC 8878)
 // that uses the predecessor's bytes as a raw (prefix) dictionary.
 //
@@ -35,7 +35,7 @@ import (
 	"github.com/waiops/waiops/refusal"
 )
 
-// The codes of DECISIONS H5 (H10: they stand for http-delivery §13's).
+// The codes of READINGS D-H5 (H10: they stand for http-delivery §13's).
 const (
 	Malformed          refusal.Code = "dcz_malformed"
 	DictionaryMismatch refusal.Code = "dcz_dictionary_mismatch"
@@ -43,7 +43,7 @@ const (
 )
 
 // HeaderSize is the dcz header's length: the magic and the dictionary's
-// SHA-256 (RFC 9842 §4, DECISIONS H5).
+// SHA-256 (RFC 9842 §4, READINGS D-H5).
 const HeaderSize = 40
 
 // Magic is the dcz header's first 8 bytes: a Zstandard skippable frame's

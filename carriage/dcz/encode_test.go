@@ -296,7 +296,7 @@ func TestMatchesInWindow(t *testing.T) {
 	}
 }
 
-// TestPatchFromSize holds the bodies to the goal of issue 25: at most 1.5×
+// TestPatchFromSize holds the bodies to the project's goal: at most 1.5×
 // what `zstd -3 --patch-from` makes, for 0.1 % and 5 % of bytes changed
 // (1 MiB and 12 MiB predecessors; docs/bench/dcz.md has 64 and 120), and
 // stock zstd decodes each. The zstd CLI is required (scripts/setup.sh

@@ -59,7 +59,7 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 var errCapped = errors.New("the coded body runs past the bound")
 
 // coded is one fetch of d from root naming pred, held in the file dict, as
-// an available dictionary (§16, DECISIONS H5); it returns d's verified
+// an available dictionary (§16, READINGS D-H5); it returns d's verified
 // temporary file, uncommitted. retry reports a coded response refused by
 // one of H5's checks after the coding, which the caller follows with a
 // plain fetch of the same root.

@@ -1,6 +1,6 @@
-// Package fetch is the sink's half of prior-carriage.md §15, §16 and §19.2
+// Package fetch is the sink's half of prior-carriage §15, §16 and §19.2
 // over HTTP (net/http): it fetches a set by digest from the roots it is
-// given and holds it only when its SHA-256 is the digest asked (DECISIONS H2,
+// given and holds it only when its SHA-256 is the digest asked (READINGS D-H2,
 // H3), takes a successor as a dcz delta against a held predecessor (§16, H5),
 // and fetches a large set by range, piece by piece, from several sources,
 // each piece verified as it arrives (§19.2, H4).
@@ -9,7 +9,7 @@
 // SHA-256 in lower-case hex, each written to a temporary file in the
 // directory, synced and renamed into place only once verified. Every
 // refusal is a *refusal.Error carrying a code of prior-carriage §20 or
-// DECISIONS H10. The server side is package serve.
+// READINGS D-H10. The server side is package serve.
 //
 // # Readings
 //
@@ -38,7 +38,7 @@ import (
 	"github.com/waiops/waiops/refusal"
 )
 
-// The codes of DECISIONS H3 and H4 (H10: they stand for http-delivery §13's
+// The codes of READINGS D-H3 and H4 (H10: they stand for http-delivery §13's
 // reasons). set_digest_mismatch is carriage.SetDigestMismatch.
 const (
 	LocationUnavailable refusal.Code = "set_location_unavailable"
@@ -47,7 +47,7 @@ const (
 	TooLarge            refusal.Code = "set_too_large"
 )
 
-// WellKnown is an origin's own set root's path (§15, DECISIONS H2).
+// WellKnown is an origin's own set root's path (§15, READINGS D-H2).
 const WellKnown = "/.well-known/wai-sets/"
 
 // Defaults of a Fetcher whose fields are zero. The bound is one a desktop's
@@ -59,7 +59,7 @@ const (
 	DefaultRunBytes = 8 << 20
 )
 
-// CheckRoot applies DECISIONS H2: an absolute http or https URL, with a
+// CheckRoot applies READINGS D-H2: an absolute http or https URL, with a
 // host, ending in '/'.
 func CheckRoot(root string) error {
 	u, err := url.Parse(root)
@@ -67,13 +67,13 @@ func CheckRoot(root string) error {
 		return fmt.Errorf("root %q: %v", root, err)
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || !strings.HasSuffix(root, "/") || u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("root %q is not an absolute http or https URL ending in '/' (DECISIONS H2)", root)
+		return fmt.Errorf("root %q is not an absolute http or https URL ending in '/' (docs/READINGS.md D-H2)", root)
 	}
 	return nil
 }
 
 // OriginRoot is an origin's well-known root, <scheme>://<host>[:<port>]
-// /.well-known/wai-sets/ (DECISIONS H2), for an origin given as any
+// /.well-known/wai-sets/ (READINGS D-H2), for an origin given as any
 // absolute http or https URL on it.
 func OriginRoot(origin string) (string, error) {
 	u, err := url.Parse(origin)
@@ -83,7 +83,7 @@ func OriginRoot(origin string) (string, error) {
 	return u.Scheme + "://" + u.Host + WellKnown, nil
 }
 
-// Roots is DECISIONS H2's order: the configured roots, then the hints, then
+// Roots is READINGS D-H2's order: the configured roots, then the hints, then
 // the origin's well-known root (none when origin is ""), each root once, its
 // first occurrence kept.
 func Roots(configured, hints []string, origin string) ([]string, error) {

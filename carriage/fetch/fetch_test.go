@@ -163,7 +163,7 @@ func TestRoots(t *testing.T) {
 	}
 }
 
-// TestFetchPassesOver puts a root of each fault of DECISIONS H3 before one
+// TestFetchPassesOver puts a root of each fault of READINGS D-H3 before one
 // that serves the set: each is passed over with its code, in order, and
 // the set is held from the last.
 func TestFetchPassesOver(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 )
 
 // The codes of a pin's declared form (prior-carriage §2; form_unreadable is
-// SPEC §3.1's, DECISIONS H10).
+// SPEC §3.1's, READINGS D-H10).
 const (
 	FormNotRegistered refusal.Code = "form_not_registered"
 	FormUnreadable    refusal.Code = "form_unreadable"

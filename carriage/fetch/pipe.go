@@ -16,7 +16,7 @@ type filled struct {
 }
 
 // copyOverlapped copies at most limit bytes of src to dst and to sum,
-// three ways at once (issue 25: the hash overlaps the transfer and the
+// three ways at once (the hash overlaps the transfer and the
 // write): src is read in a goroutine of its own, and each buffer read is
 // hashed by another while dst takes it. It returns the bytes dst took, the
 // error of src's (nil at its end) and the error of dst's; after an error of

@@ -32,7 +32,7 @@ const copyBuf = 256 << 10
 type span struct{ first, end int }
 
 // FetchTree holds the set the head h names, under h.Inner, fetching its
-// pieces by range from sources, each a set root (§19.2, DECISIONS H4): run k
+// pieces by range from sources, each a set root (§19.2, READINGS D-H4): run k
 // of consecutive pieces from source k mod m first, and each piece a source
 // does not yield from each next source in turn, each piece verified as it
 // arrives (tree_piece_mismatch sends it to the next source), and the whole

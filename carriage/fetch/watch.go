@@ -12,7 +12,7 @@ import (
 	"github.com/waiops/waiops/refusal"
 )
 
-// The ways a request is cut off (DECISIONS H3: "no answer comes within the
+// The ways a request is cut off (READINGS D-H3: "no answer comes within the
 // fetcher's timeout"; H4: "a timeout"); each is set_location_unavailable.
 var (
 	errSilent   = errors.New("the response fell silent or below the minimum rate within the timeout")

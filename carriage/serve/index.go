@@ -200,7 +200,7 @@ func (x *index) check(d [32]byte) *entry {
 	}
 	if size > maxListing {
 		// Too large to read as a listing: one that begins as a listing
-		// does (DECISIONS H1) may bind a statement, so it is withheld.
+		// does (READINGS D-H1) may bind a statement, so it is withheld.
 		var magic [10]byte
 		_, err := io.ReadFull(f, magic[:])
 		e.sealedKept = err == nil && string(magic[:]) == `{"files":[`
@@ -216,7 +216,7 @@ func (x *index) check(d [32]byte) *entry {
 			return e
 		}
 	}
-	// A listing (DECISIONS H1) binds the statement at its top-level path
+	// A listing (READINGS D-H1) binds the statement at its top-level path
 	// wai-usage.json (§18.1).
 	if l, err := carriage.ReadListing(b); err == nil {
 		for _, lf := range l.Files {

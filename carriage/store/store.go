@@ -75,9 +75,9 @@ func (t *Temp) Discard() {
 	os.Remove(t.Name())
 }
 
-// Commit syncs the temporary file and renames it to d's name (DECISIONS
-// H3: the store is written atomically), then syncs the directory so the
-// name lasts. The file is removed if any step fails.
+// Commit syncs the temporary file and renames it to d's name
+// (docs/READINGS.md D-H3: the store is written atomically), then syncs the
+// directory so the name lasts. The file is removed if any step fails.
 func (t *Temp) Commit(d [32]byte) error {
 	err := t.Chmod(0o644)
 	if err == nil {

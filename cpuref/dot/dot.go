@@ -1,7 +1,7 @@
 // Package dot holds the CPU fabric's integer dot-product kernels: rows of
 // 16-bit operand pairs multiplied and added into 32-bit lanes, each lane
 // widened into an int64 sum before it can hold more products than §6's K_c
-// allows (integer-operators.md §6, "Chunked 32-bit partial sums" and
+// allows (integer-operators §6, "Chunked 32-bit partial sums" and
 // "Dot-product instructions").
 //
 // There is one Go signature per kernel (Mac16, Mac16x2) and one

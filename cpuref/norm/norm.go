@@ -1,5 +1,5 @@
 // Package norm holds the CPU fabric's 32-bit kernels for §5.7's igdn
-// (integer-operators.md §5.7, §6 "Chunked 32-bit partial sums"): the
+// (integer-operators §5.7, §6 "Chunked 32-bit partial sums"): the
 // per-term sum N_i = β_i + Σ_j ⌊γ[i][j]·x_j² / 2^gf⌋ over a panel of
 // positions (Terms), and r = isqrt(max(0, N)), out = ⌊x·r / 2^frac⌋ along
 // a row (Root). Every value is an exact integer; nothing here uses floating

@@ -24,7 +24,7 @@ type Source struct {
 
 // Codes is the closed set of refusal codes: integer-operators §4 and §5E,
 // prior-carriage's two refusal tables (§13, §20), the SPEC §3.1 codes it
-// names (§2, §7), and the stand-ins of DECISIONS H10. TestCodesMatchSpec
+// names (§2, §7), and the stand-ins of READINGS D-H10. TestCodesMatchSpec
 // reads the spec texts, where they are at hand, and keeps this in step.
 var Codes = map[refusal.Code]Source{
 	// integer-operators §4 refusal points and §5E conditions.
@@ -73,7 +73,7 @@ var Codes = map[refusal.Code]Source{
 	"form_not_registered": {"prior-carriage", "§2"},
 	"set_incomplete":      {"prior-carriage", "§7"},
 
-	// DECISIONS H10: stand-ins for http-delivery §13, and SPEC §3.1's.
+	// READINGS D-H10: stand-ins for http-delivery §13, and SPEC §3.1's.
 	"set_location_unavailable": {"DECISIONS", "H10"},
 	"content_coding_present":   {"DECISIONS", "H10"},
 	"content_range_mismatch":   {"DECISIONS", "H10"},

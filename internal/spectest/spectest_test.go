@@ -65,7 +65,7 @@ func tableCodes(t *testing.T, text, heading string) []refusal.Code {
 }
 
 // TestCodesMatchSpec: Codes holds exactly the codes of prior-carriage's two
-// tables and DECISIONS H10, and every code of integer-operators it names
+// tables and READINGS D-H10, and every code of integer-operators it names
 // appears in that text as a word.
 func TestCodesMatchSpec(t *testing.T) {
 	pc := readSpec(t, "prior-carriage.md")

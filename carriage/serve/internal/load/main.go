@@ -1,5 +1,5 @@
 // Command load drives `waiops prior serve` on loopback with the abuse of
-// issue 25 (slow clients, concurrent dcz requests against a cold pair, idle
+// an operator fears (slow clients, concurrent dcz requests against a cold pair, idle
 // keep-alives, clients that never read, many sequential requests, a server
 // killed mid-response) and prints, for each scenario, the server's
 // resident memory and open descriptors before, at peak and after, and the

@@ -33,14 +33,8 @@ func withSIMD(t *testing.T, f func(t *testing.T)) {
 // whose weights fit i8 (and whose groups start on a channel quad) must
 // take Mac8 instead, and the rest Mac16.
 func TestConvSIMDAgainstExact(t *testing.T) {
-	saved, saved8 := simd, simd8
-	defer func() { simd, simd8 = saved, saved8 }()
-	simd = true
 	t.Logf("cpuref/dot: Mac16 runs %s, Mac8 %s", dot.Selected(), dot.Selected8())
-	for _, eight := range []bool{false, true} {
-		simd8 = eight
-		t.Run(map[bool]string{false: "mac16", true: "mac8"}[eight], func(t *testing.T) { convSIMDAgainstExact(t, eight) })
-	}
+	onEachMac(t, convSIMDAgainstExact)
 }
 
 func convSIMDAgainstExact(t *testing.T, eight bool) {
@@ -49,15 +43,6 @@ func convSIMDAgainstExact(t *testing.T, eight bool) {
 	for n := range 400 {
 		bits := []int{8, 12, 16}[n%3]
 		lo, hi := -int64(1)<<(bits-1), int64(1)<<(bits-1)-1
-		val := func(lo, hi int64) int64 {
-			switch r.IntN(6) {
-			case 0:
-				return lo
-			case 1:
-				return hi
-			}
-			return lo + r.Int64N(hi-lo+1)
-		}
 		xlo, xhi := lo+1, hi // chunk16 takes [−X, X]: −2^15 would need X = 2^15
 		switch {
 		case bits == 8 && r.IntN(2) == 0:
@@ -77,13 +62,13 @@ func convSIMDAgainstExact(t *testing.T, eight bool) {
 			Groups: uint32(g), RQ: randRQ(r, g*og, func() uint8 { return uint8(r.IntN(20)) }, func() int64 { return r.Int64N(1<<20) - 1<<19 })}
 		p.W = make([]int64, g*og*cg*kh*kw)
 		for i := range p.W {
-			p.W[i] = val(lo, hi)
+			p.W[i] = atEnds(r, lo, hi)
 		}
 		H := max(1, kh-2*int(p.PH)) + r.IntN(12)
 		W := max(1, kw-2*int(p.PW)) + r.IntN(40)
 		x := tensor.New(tensor.Shape{C: g * cg, H: H, W: W})
 		for i := range x.Data {
-			x.Data[i] = val(xlo, xhi)
+			x.Data[i] = atEnds(r, xlo, xhi)
 		}
 		ho := (H+2*int(p.PH)-kh)/int(p.SH) + 1
 		wo := (W+2*int(p.PW)-kw)/int(p.SW) + 1

@@ -18,13 +18,7 @@ import (
 // strides and paddings, phases with no tap included. Every case must take
 // the shared packing, in quads when Mac8 is on and the operands allow it.
 func TestConvTransposeSharedAgainstGather(t *testing.T) {
-	saved, saved8 := simd, simd8
-	defer func() { simd, simd8 = saved, saved8 }()
-	simd = true
-	for _, eight := range []bool{false, true} {
-		simd8 = eight
-		t.Run(map[bool]string{false: "mac16", true: "mac8"}[eight], func(t *testing.T) { convTSharedAgainstGather(t, eight) })
-	}
+	onEachMac(t, convTSharedAgainstGather)
 }
 
 func convTSharedAgainstGather(t *testing.T, eight bool) {
@@ -33,15 +27,6 @@ func convTSharedAgainstGather(t *testing.T, eight bool) {
 	for n := range 200 {
 		bits := []int{8, 12, 16}[n%3]
 		lo, hi := -int64(1)<<(bits-1), int64(1)<<(bits-1)-1
-		val := func(lo, hi int64) int64 {
-			switch r.IntN(6) {
-			case 0:
-				return lo
-			case 1:
-				return hi
-			}
-			return lo + r.Int64N(hi-lo+1)
-		}
 		xlo, xhi := lo+1, hi // chunk16 takes [−X, X]
 		if bits == 8 && r.IntN(2) == 0 {
 			xlo, xhi = 0, 255
@@ -65,11 +50,11 @@ func convTSharedAgainstGather(t *testing.T, eight bool) {
 		}
 		p.W = make([]int64, cin*cout*int(p.KH*p.KW))
 		for i := range p.W {
-			p.W[i] = val(lo, hi)
+			p.W[i] = atEnds(r, lo, hi)
 		}
 		x := tensor.New(tensor.Shape{C: cin, H: H, W: W})
 		for i := range x.Data {
-			x.Data[i] = val(xlo, xhi)
+			x.Data[i] = atEnds(r, xlo, xhi)
 		}
 		k := newConvT(p, cin)
 		X, nonneg := extent(x.Data)

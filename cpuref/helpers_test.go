@@ -2,6 +2,7 @@ package cpuref
 
 import (
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -41,4 +42,29 @@ func noErr(t *testing.T, what string, err error) {
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
+}
+
+// onEachMac runs f with the SIMD conv paths on, once on Mac16 (eight
+// false) and once on Mac8 (eight true), each as its own subtest, and
+// restores the switches after.
+func onEachMac(t *testing.T, f func(t *testing.T, eight bool)) {
+	saved, saved8 := simd, simd8
+	defer func() { simd, simd8 = saved, saved8 }()
+	simd = true
+	for _, eight := range []bool{false, true} {
+		simd8 = eight
+		t.Run(map[bool]string{false: "mac16", true: "mac8"}[eight], func(t *testing.T) { f(t, eight) })
+	}
+}
+
+// atEnds draws a value of [lo, hi]: lo or hi a third of the time (a bound's
+// ends are where a kernel's width runs out), else uniformly.
+func atEnds(r *rand.Rand, lo, hi int64) int64 {
+	switch r.IntN(6) {
+	case 0:
+		return lo
+	case 1:
+		return hi
+	}
+	return lo + r.Int64N(hi-lo+1)
 }

@@ -1,15 +1,18 @@
 package prior
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+)
 
 // benchValues is 2^16 values of the corpus's kind: mostly small, some wide.
 func benchValues() []int64 {
-	s := rng(3)
+	s := rand.New(rand.NewPCG(3, 0))
 	vals := make([]int64, 1<<16)
 	for i := range vals {
-		vals[i] = int64(s.next()%512) - 256
+		vals[i] = int64(s.Uint64()%512) - 256
 		if i%64 == 0 {
-			vals[i] = int64(s.next()%(1<<31)) - 1<<30
+			vals[i] = int64(s.Uint64()%(1<<31)) - 1<<30
 		}
 	}
 	return vals

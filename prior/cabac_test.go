@@ -3,6 +3,7 @@ package prior
 import (
 	"encoding/binary"
 	"errors"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/waiops/waiops/refusal"
@@ -40,20 +41,20 @@ func TestCABACRoundTripEdges(t *testing.T) {
 }
 
 func TestCABACRoundTripRandom(t *testing.T) {
-	s := rng(1)
+	s := rand.New(rand.NewPCG(1, 0))
 	for trial := range 200 {
-		n := 1 + int(s.next()%300)
+		n := 1 + int(s.Uint64()%300)
 		vals := make([]int64, n)
 		for i := range vals {
-			bitsN := s.next() % 32
-			v := int64(s.next() & (1<<bitsN - 1))
+			bitsN := s.Uint64() % 32
+			v := int64(s.Uint64() & (1<<bitsN - 1))
 			if v > 1<<31-1 {
 				v = 1<<31 - 1
 			}
-			if s.next()%2 == 0 {
+			if s.Uint64()%2 == 0 {
 				v = -v
 			}
-			if s.next()%3 == 0 {
+			if s.Uint64()%3 == 0 {
 				v = 0
 			}
 			vals[i] = v

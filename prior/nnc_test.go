@@ -279,3 +279,9 @@ func bitsOf(s string) []byte {
 func unitFramed(typeByte byte, body []byte) []byte {
 	return cat(binary.BigEndian.AppendUint16(nil, uint16(3+len(body))), []byte{typeByte}, body)
 }
+
+// unitBytes frames a unit of typ around body, as the writer does.
+func unitBytes(typ int, body []byte) []byte {
+	u, _ := appendUnit(nil, typ, body) // small bodies: the 15-bit size
+	return u
+}

@@ -9,8 +9,8 @@ import (
 	"github.com/waiops/waiops/carriage/corpus"
 	"github.com/waiops/waiops/drivers"
 	"github.com/waiops/waiops/internal/demo"
+	"github.com/waiops/waiops/internal/priorcorpus"
 	"github.com/waiops/waiops/internal/stagecorpus"
-	"github.com/waiops/waiops/prior"
 	"github.com/waiops/waiops/vectors"
 )
 
@@ -36,7 +36,7 @@ var Parts = []Part{
 	// The stage-operator vectors of §14.1 (package stage).
 	{"stage", []string{"stage"}, stageFiles},
 	// The prior-carriage corpus (prior-carriage §14, package prior).
-	{"prior", []string{"prior"}, under("prior", prior.CorpusFiles)},
+	{"prior", []string{"prior"}, under("prior", priorcorpus.CorpusFiles)},
 	// The §14.3 certificates and lowered graphs (package drivers).
 	{"certificates", []string{"certificates"}, under("certificates", drivers.CorpusFiles)},
 	// The prior-carriage corpus of §17 to §19 (package carriage/corpus).

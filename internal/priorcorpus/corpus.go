@@ -1,4 +1,4 @@
-package prior
+package priorcorpus
 
 import (
 	"crypto/sha256"
@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/waiops/waiops/cjson"
+	"github.com/waiops/waiops/prior"
 	"github.com/waiops/waiops/refusal"
 )
 
@@ -155,7 +156,7 @@ func corpusNatives() []struct {
 // load refuses with.
 type control struct {
 	name string
-	form Form
+	form prior.Form
 	file []byte
 	code refusal.Code
 }
@@ -167,23 +168,25 @@ func stFile(hdr string, data []byte) []byte {
 	return append(append(out, hdr...), data...)
 }
 
-// unitBytes frames a unit of typ around body, as the writer does.
+// unitBytes frames a unit of typ around a small body (prior-carriage
+// §12.3): the 15-bit size of the whole unit, then the type with
+// independently_decodable_flag 1, no partial data counter.
 func unitBytes(typ int, body []byte) []byte {
-	u, _ := appendUnit(nil, typ, body) // small bodies: the 15-bit size
-	return u
+	out := binary.BigEndian.AppendUint16(nil, uint16(3+len(body)))
+	return append(append(out, byte(typ<<2|1<<1)), body...)
 }
 
 // corpusControls builds one negative control per code of §13 that a load
 // reaches (native_malformed is reached by encodes), from the corpus's
 // canonical files.
 func corpusControls(canon map[string][]byte) ([]control, error) {
-	wsrTensors := func(form Form, edit func(f *File)) ([]byte, error) {
-		f, err := Read(form, canon["wsr1_one_layer."+string(form)])
+	wsrTensors := func(form prior.Form, edit func(f *prior.File)) ([]byte, error) {
+		f, err := prior.Read(form, canon["wsr1_one_layer."+string(form)])
 		if err != nil {
 			return nil, err
 		}
 		edit(f)
-		return Write(form, f)
+		return prior.Write(form, f)
 	}
 	st := canon["whm1_conv_relu.safetensors"]
 	n := binary.LittleEndian.Uint64(st)
@@ -193,34 +196,34 @@ func corpusControls(canon map[string][]byte) ([]control, error) {
 	v2 := append([]byte("GGUF\x02\x00\x00\x00"), gg[8:]...)
 	nnc := canon["wsr1_one_layer.nnc"]
 	cs := []control{
-		{"header_truncated.safetensors", Safetensors, []byte{1, 0, 0, 0, 0}, HeaderTruncated},
-		{"header_too_large.safetensors", Safetensors, binary.LittleEndian.AppendUint64(nil, maxHeader+1), HeaderTooLarge},
-		{"header_malformed.safetensors", Safetensors, stFile(`{"__metadata__":{"wai.profile":"a","wai.\u0070rofile":"b"}}  `, nil), HeaderMalformed},
-		{"bad_magic.gguf", GGUF, append([]byte("GGUX"), gg[4:]...), BadMagic},
-		{"version_unsupported.gguf", GGUF, v2, VersionUnsupported},
-		{"tensor_malformed.safetensors", Safetensors, stFile(`{"a":{"dtype":"I8","shape":[1.0],"data_offsets":[0,1]}}`, []byte{0}), TensorMalformed},
-		{"dtype_unknown.safetensors", Safetensors, stFile(`{"a":{"dtype":"I4","shape":[2],"data_offsets":[0,1]}}`, []byte{0}), DTypeUnknown},
-		{"offset_mismatch.safetensors", Safetensors, stFile(`{"a":{"dtype":"I8","shape":[1],"data_offsets":[1,2]}}`, []byte{0, 0}), OffsetMismatch},
-		{"header_not_canonical.safetensors", Safetensors, spaced, HeaderNotCanonical},
-		{"nnc_truncated.nnc", NNC, nnc[:len(nnc)-1], NNCTruncated},
-		{"nnc_malformed.nnc", NNC, append(append([]byte{}, nnc...), unitBytes(unitSTR, []byte{0})...), NNCMalformed},
-		{"nnc_not_read.nnc", NNC, append(append([]byte{}, nnc...), unitBytes(2, nil)...), NNCNotRead},
+		{"header_truncated.safetensors", prior.Safetensors, []byte{1, 0, 0, 0, 0}, prior.HeaderTruncated},
+		{"header_too_large.safetensors", prior.Safetensors, binary.LittleEndian.AppendUint64(nil, maxHeader+1), prior.HeaderTooLarge},
+		{"header_malformed.safetensors", prior.Safetensors, stFile(`{"__metadata__":{"wai.profile":"a","wai.\u0070rofile":"b"}}  `, nil), prior.HeaderMalformed},
+		{"bad_magic.gguf", prior.GGUF, append([]byte("GGUX"), gg[4:]...), prior.BadMagic},
+		{"version_unsupported.gguf", prior.GGUF, v2, prior.VersionUnsupported},
+		{"tensor_malformed.safetensors", prior.Safetensors, stFile(`{"a":{"dtype":"I8","shape":[1.0],"data_offsets":[0,1]}}`, []byte{0}), prior.TensorMalformed},
+		{"dtype_unknown.safetensors", prior.Safetensors, stFile(`{"a":{"dtype":"I4","shape":[2],"data_offsets":[0,1]}}`, []byte{0}), prior.DTypeUnknown},
+		{"offset_mismatch.safetensors", prior.Safetensors, stFile(`{"a":{"dtype":"I8","shape":[1],"data_offsets":[1,2]}}`, []byte{0, 0}), prior.OffsetMismatch},
+		{"header_not_canonical.safetensors", prior.Safetensors, spaced, prior.HeaderNotCanonical},
+		{"nnc_truncated.nnc", prior.NNC, nnc[:len(nnc)-1], prior.NNCTruncated},
+		{"nnc_malformed.nnc", prior.NNC, append(append([]byte{}, nnc...), unitBytes(unitSTR, []byte{0})...), prior.NNCMalformed},
+		{"nnc_not_read.nnc", prior.NNC, append(append([]byte{}, nnc...), unitBytes(2, nil)...), prior.NNCNotRead},
 	}
 	edits := []struct {
 		name string
-		form Form
-		edit func(f *File)
+		form prior.Form
+		edit func(f *prior.File)
 		code refusal.Code
 	}{
-		{"profile_absent.safetensors", Safetensors, func(f *File) { f.Meta["wai.profile"] = "wai-int/2" }, ProfileAbsent},
-		{"binding_unknown.gguf", GGUF, func(f *File) { f.Meta["wai.binding"] = "wsr2/1" }, BindingUnknown},
-		{"dtype_not_integer.nnc", NNC, func(f *File) {
-			f.Tensors = append(f.Tensors, Tensor{Name: "scale", DType: "F32", Shape: []uint64{1}, Data: []byte{0, 0, 0x80, 0x3f}})
-		}, DTypeNotInteger},
-		{"binding_mismatch.safetensors", Safetensors, func(f *File) {
-			f.Tensors = slices.DeleteFunc(f.Tensors, func(t Tensor) bool { return t.Name == "layer.0.shift" })
-		}, BindingMismatch},
-		{"value_out_of_range.gguf", GGUF, func(f *File) {
+		{"profile_absent.safetensors", prior.Safetensors, func(f *prior.File) { f.Meta["wai.profile"] = "wai-int/2" }, prior.ProfileAbsent},
+		{"binding_unknown.gguf", prior.GGUF, func(f *prior.File) { f.Meta["wai.binding"] = "wsr2/1" }, prior.BindingUnknown},
+		{"dtype_not_integer.nnc", prior.NNC, func(f *prior.File) {
+			f.Tensors = append(f.Tensors, prior.Tensor{Name: "scale", DType: "F32", Shape: []uint64{1}, Data: []byte{0, 0, 0x80, 0x3f}})
+		}, prior.DTypeNotInteger},
+		{"binding_mismatch.safetensors", prior.Safetensors, func(f *prior.File) {
+			f.Tensors = slices.DeleteFunc(f.Tensors, func(t prior.Tensor) bool { return t.Name == "layer.0.shift" })
+		}, prior.BindingMismatch},
+		{"value_out_of_range.gguf", prior.GGUF, func(f *prior.File) {
 			for i := range f.Tensors {
 				if f.Tensors[i].Name == "layer.0.mult" {
 					d := append([]byte{}, f.Tensors[i].Data...)
@@ -228,7 +231,7 @@ func corpusControls(canon map[string][]byte) ([]control, error) {
 					f.Tensors[i].Data = d
 				}
 			}
-		}, ValueOutOfRange},
+		}, prior.ValueOutOfRange},
 	}
 	for _, e := range edits {
 		b, err := wsrTensors(e.form, e.edit)
@@ -260,8 +263,8 @@ func CorpusFiles() (map[string][]byte, error) {
 	for _, nv := range corpusNatives() {
 		files[nv.name] = nv.native
 		stem := nv.name[:len(nv.name)-len(filepath.Ext(nv.name))]
-		for _, form := range Forms {
-			file, binding, err := Encode(form, nv.native)
+		for _, form := range prior.Forms {
+			file, binding, err := prior.Encode(form, nv.native)
 			id := stem + "." + string(form)
 			expect := map[string]any{}
 			var r *refusal.Error
@@ -308,7 +311,7 @@ func CorpusFiles() (map[string][]byte, error) {
 }
 
 // corpusReadme is vectors/prior/README.md.
-const corpusReadme = "Generated by prior.CorpusFiles (`waiops vectors gen --out vectors`); do not edit.\n" +
+const corpusReadme = "Generated by priorcorpus.CorpusFiles (`waiops vectors gen --out vectors`); do not edit.\n" +
 	"prior-carriage §14.\n" +
 	"\n" +
 	"- `*.whm1`, `*.wsr1`, `not_native.bin`: native artifacts (D-D).\n" +
@@ -324,4 +327,26 @@ const corpusReadme = "Generated by prior.CorpusFiles (`waiops vectors gen --out 
 func sha(b []byte) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
+}
+
+// The corpus writes its native files and controls from the specification's
+// own values, not the reader's constants, so that a reader constant gone
+// wrong fails the committed corpus instead of moving with it.
+const (
+	u32Max       = 1<<32 - 1   // the widest u32 field
+	maxHeader    = 100_000_000 // a safetensors header's cap (prior-carriage §9.1)
+	maxWHMLayers = 1000        // WHM1's layer cap (prior-carriage §10.2)
+	wsrCin0      = 3           // WSR1's layer 0 reads 3 channels (prior-carriage §10.2)
+	unitSTR      = 0           // NNR_STR, the NNC start unit's type (prior-carriage §12.2)
+)
+
+// appendInts appends vals little-endian, size bytes each (the native forms'
+// integer fields, prior-carriage §10.2).
+func appendInts(out []byte, size int, vals ...int64) []byte {
+	var b [8]byte
+	for _, v := range vals {
+		binary.LittleEndian.PutUint64(b[:], uint64(v))
+		out = append(out, b[:size]...)
+	}
+	return out
 }

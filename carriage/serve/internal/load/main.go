@@ -19,6 +19,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"hash/crc32"
@@ -79,7 +80,7 @@ func main() {
 	}
 	dir, err := os.MkdirTemp("", "carriage-load-")
 	if err != nil {
-		panic(err)
+		abort(err)
 	}
 	defer os.RemoveAll(dir)
 	s := newSets(filepath.Join(dir, "store"))
@@ -153,7 +154,7 @@ func newSets(dir string) *sets {
 	put := func(b []byte) [32]byte {
 		d := sha256.Sum256(b)
 		if err := os.WriteFile(store.Store(dir).Path(d), b, 0o644); err != nil {
-			panic(err)
+			abort(err)
 		}
 		return d
 	}
@@ -198,10 +199,10 @@ func startServer(dir string, writeIdle time.Duration) *server {
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		panic(err)
+		abort(err)
 	}
 	if err := cmd.Start(); err != nil {
-		panic(err)
+		abort(err)
 	}
 	s := &server{cmd: cmd, pid: cmd.Process.Pid}
 	sc := bufio.NewScanner(out)
@@ -215,7 +216,7 @@ func startServer(dir string, writeIdle time.Duration) *server {
 	}
 	if s.root == "" || s.metrics == "" {
 		cmd.Process.Kill()
-		panic("the server did not say where it serves")
+		abort(errors.New("the server did not say where it serves"))
 	}
 	go io.Copy(io.Discard, out)
 	s.base = read(s.pid).rss
@@ -462,7 +463,7 @@ func parallel(n int, f func(i int) time.Duration) []time.Duration {
 func killed(s *sets, dir string) {
 	h, err := tree.Write(bytes.NewReader(s.predBytes), 10, "")
 	if err != nil {
-		panic(err)
+		abort(err)
 	}
 	a, b := startServer(s.dir, 30*time.Second), startServer(s.dir, 30*time.Second)
 	sink := store.Store(filepath.Join(dir, "sink-tree"))
@@ -513,4 +514,12 @@ func waitTemp(sink store.Store) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// abort ends the run on a failure to set a scenario up (a temporary
+// directory, the server's start): exit 1 with the reason, as a failed
+// scenario does.
+func abort(err error) {
+	fmt.Fprintln(os.Stderr, "load:", err)
+	os.Exit(1)
 }

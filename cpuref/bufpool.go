@@ -22,7 +22,33 @@ import (
 // that the step writes every element. Safe for concurrent decodes.
 type bufPool struct {
 	mu  sync.Mutex
-	byN map[int][][]int64
+	i64 freeList[int64]
+	i8  freeList[int8] // the buffers of narrow tensors (narrow.go)
+}
+
+// freeList is the free buffers of one element type, by length.
+type freeList[E int64 | int8] map[int][][]E
+
+// take removes and returns a free buffer of n elements, or nil.
+func (f freeList[E]) take(n int) []E {
+	free := f[n]
+	k := len(free)
+	if k == 0 {
+		return nil
+	}
+	d := free[k-1]
+	f[n] = free[:k-1]
+	return d
+}
+
+// keep adds d unless bufKeep buffers of its length are free already.
+func (f *freeList[E]) keep(d []E) {
+	if *f == nil {
+		*f = freeList[E]{}
+	}
+	if len((*f)[len(d)]) < bufKeep {
+		(*f)[len(d)] = append((*f)[len(d)], d)
+	}
 }
 
 // bufKeep bounds the free buffers of one length.
@@ -32,40 +58,49 @@ const bufKeep = 4
 // is free; its elements are zero unless full (the step writes them all).
 // A nil pool reuses nothing.
 func (b *bufPool) get(s tensor.Shape, full bool) *tensor.T {
-	if b == nil {
-		return tensor.New(s)
+	return &tensor.T{Shape: s, Data: getBuf(b, func() freeList[int64] { return b.i64 }, s.Elems(), full)}
+}
+
+// get8 is get for a narrow tensor: its elements in i8, T.Data nil.
+func (b *bufPool) get8(s tensor.Shape, full bool) val {
+	return val{T: &tensor.T{Shape: s}, i8: getBuf(b, func() freeList[int8] { return b.i8 }, s.Elems(), full)}
+}
+
+// getBuf is get's buffer of n elements from b's free list of its type
+// (list, read under b's lock).
+func getBuf[E int64 | int8](b *bufPool, list func() freeList[E], n int, full bool) []E {
+	var d []E
+	if b != nil {
+		b.mu.Lock()
+		d = list().take(n)
+		b.mu.Unlock()
 	}
-	n := s.Elems()
-	b.mu.Lock()
-	free := b.byN[n]
-	var d []int64
-	if k := len(free); k > 0 {
-		d, b.byN[n] = free[k-1], free[:k-1]
-	}
-	b.mu.Unlock()
 	if d == nil {
-		return tensor.New(s)
+		return make([]E, n)
 	}
 	if !full {
 		clear(d)
 	}
-	return &tensor.T{Shape: s, Data: d}
+	return d
 }
 
-// put frees t's buffer for reuse; t must not be read afterwards.
-func (b *bufPool) put(t *tensor.T) {
-	d := t.Data
-	t.Data = nil
-	if b == nil || len(d) == 0 {
+// put frees v's buffer for reuse; v must not be read afterwards.
+func (b *bufPool) put(v val) {
+	if v.T == nil {
+		return
+	}
+	d, d8 := v.Data, v.i8
+	v.Data = nil
+	if b == nil {
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.byN == nil {
-		b.byN = map[int][][]int64{}
+	if len(d) > 0 {
+		b.i64.keep(d)
 	}
-	if len(b.byN[len(d)]) < bufKeep {
-		b.byN[len(d)] = append(b.byN[len(d)], d)
+	if len(d8) > 0 {
+		b.i8.keep(d8)
 	}
 }
 

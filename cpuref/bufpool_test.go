@@ -16,7 +16,7 @@ func seedPool(p *Program, n int) {
 	for i := range d {
 		d[i] = -0x5a5a5a5a5a5a5a5a + int64(i)
 	}
-	p.bufs.put(&tensor.T{Data: d})
+	p.bufs.put(val{T: &tensor.T{Data: d}})
 }
 
 func TestBufPool(t *testing.T) {
@@ -30,7 +30,7 @@ func TestBufPool(t *testing.T) {
 		x.Data[i] = int64(i) + 1
 	}
 	d := x.Data
-	b.put(x)
+	b.put(val{T: x})
 	if x.Data != nil {
 		t.Errorf("put left the tensor its buffer")
 	}
@@ -41,7 +41,7 @@ func TestBufPool(t *testing.T) {
 	if z := b.get(s, true); &z.Data[0] == &d[0] {
 		t.Errorf("one buffer handed out twice")
 	}
-	b.put(y)
+	b.put(val{T: y})
 	if z := b.get(s, false); &z.Data[0] != &d[0] || !slices.Equal(z.Data, make([]int64, 6)) {
 		t.Errorf("get: %v, want the freed buffer zeroed", z.Data)
 	}
@@ -49,9 +49,9 @@ func TestBufPool(t *testing.T) {
 		t.Errorf("other length: %d elements", len(z.Data))
 	}
 	for range bufKeep + 3 {
-		b.put(tensor.New(s))
+		b.put(val{T: tensor.New(s)})
 	}
-	if n := len(b.byN[6]); n != bufKeep {
+	if n := len(b.i64[6]); n != bufKeep {
 		t.Errorf("%d free buffers kept, want at most %d", n, bufKeep)
 	}
 }

@@ -21,7 +21,7 @@ func applySIMD(p *whg1.Contraction, a, v *tensor.T, X uint64, nonneg bool, out *
 	if _, ok := k.chunk16(X); !ok || k.choose(X, v.Shape.W) == pathExact {
 		return false, nil
 	}
-	if err := k.runAt(v, out, X, nonneg); err != nil {
+	if err := k.runAt(val{T: v}, val{T: out}, X, nonneg); err != nil {
 		return true, outside("apply")
 	}
 	return true, nil

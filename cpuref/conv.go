@@ -176,27 +176,41 @@ func (k *convKernel) chunks(X int64) [][]int {
 	return ends
 }
 
-func (k *convKernel) run(x, out *tensor.T) error {
-	X, nonneg := extent(x.Data)
+func (k *convKernel) run(x, out *tensor.T) error { return k.runVal(val{T: x}, val{T: out}) }
+
+// runVal is run on tensors stored at either width (narrow.go).
+func (k *convKernel) runVal(x, out val) error {
+	X, nonneg := extentOf(x)
 	return k.runAt(x, out, X, nonneg)
 }
 
-// runAt is run on an input whose extent (max|x|, and no element below 0)
-// the caller has taken.
-func (k *convKernel) runAt(x, out *tensor.T, X uint64, nonneg bool) error {
+// runAt is runVal on an input whose extent (max|x|, and no element below
+// 0) the caller has taken. A narrow output's rows are rq'd in place, the
+// post applied, and stored as bytes (store8).
+func (k *convKernel) runAt(x, out val, X uint64, nonneg bool) error {
 	x, out = k.pointwise(x, out)
 	path := k.choose(X, x.Shape.W)
 	if path == pathExact {
-		return convExact(k, x, out)
+		xw := widened(x)
+		if out.i8 != nil {
+			return narrowed(out, "conv", func(t *tensor.T) error { return convExact(k, xw, t) })
+		}
+		return convExact(k, xw, out.T)
 	}
 	B, _ := maxScaled(k.wsum, X) // ≥ every |sum| (convKernel doc)
 	Ho, Wo := out.Shape.H, out.Shape.W
 	put := func(o, oy int, sums []int64) error {
-		dst := out.Data[(o*Ho+oy)*Wo:][:Wo]
+		dst := sums
+		if out.i8 == nil {
+			dst = out.Data[(o*Ho+oy)*Wo:][:Wo]
+		}
 		if !rqRow(&k.p.RQ, o, uint64(B), sums, dst) {
 			return outside("conv")
 		}
 		k.post.row(dst)
+		if out.i8 != nil && !store8(out.i8[(o*Ho+oy)*Wo:][:Wo], 1, dst) {
+			return lostNarrow("conv")
+		}
 		return nil
 	}
 	return k.rows(path, x, X, nonneg, Wo, 0, Ho, put)
@@ -207,7 +221,7 @@ func (k *convKernel) runAt(x, out *tensor.T, X uint64, nonneg bool) error {
 // (y, x) only at (y, x), so any cut of the CHW planes into rows of a
 // multiple of W is the same operator with longer rows, which the row
 // kernels run with less overhead a row. Other convs are returned as they are.
-func (k *convKernel) pointwise(x, out *tensor.T) (*tensor.T, *tensor.T) {
+func (k *convKernel) pointwise(x, out val) (val, val) {
 	p, H, W := k.p, x.Shape.H, x.Shape.W
 	if p.KH != 1 || p.KW != 1 || p.SH != 1 || p.SW != 1 || p.PH != 0 || p.PW != 0 {
 		return x, out
@@ -218,8 +232,8 @@ func (k *convKernel) pointwise(x, out *tensor.T) (*tensor.T, *tensor.T) {
 			f = d
 		}
 	}
-	view := func(t *tensor.T) *tensor.T {
-		return &tensor.T{Shape: tensor.Shape{C: t.Shape.C, H: H / f, W: W * f}, Data: t.Data}
+	view := func(v val) val {
+		return val{T: &tensor.T{Shape: tensor.Shape{C: v.Shape.C, H: H / f, W: W * f}, Data: v.Data}, i8: v.i8}
 	}
 	return view(x), view(out)
 }
@@ -231,9 +245,9 @@ type rowSink func(o, oy int, sums []int64) error
 
 // rows computes output rows [y0, y1) (Wo columns each) on path (lanes or
 // i64, which choose picked for x, whose max|x| is X, no element below 0
-// when nonneg) and hands each channel's row of sums to put, with the rows
+// when nonneg; x at either width, widened for those two paths) and hands each channel's row of sums to put, with the rows
 // split across goroutines.
-func (k *convKernel) rows(path convPath, x *tensor.T, X uint64, nonneg bool, Wo, y0, y1 int, put rowSink) error {
+func (k *convKernel) rows(path convPath, x val, X uint64, nonneg bool, Wo, y0, y1 int, put rowSink) error {
 	// The dot kernels (conv_simd.go): u8 inputs × i8 weights, or operands
 	// in i16 with K_c ≥ 2.
 	if chunk, ok := k.chunk8(X, nonneg); ok {
@@ -247,15 +261,16 @@ func (k *convKernel) rows(path convPath, x *tensor.T, X uint64, nonneg bool, Wo,
 		}
 	}
 	work := int(k.p.Cout) * k.taps * Wo
+	xw := widened(x) // the other paths read int64
 	if path == pathLanes {
-		pk := k.pack(x, Wo)
+		pk := k.pack(xw, Wo)
 		ends := k.chunks(int64(X))
 		return parallelRows(y0, y1, work, func(a, b int) error {
 			return k.laneRows(pk, ends, x.Shape.H, Wo, a, b, put)
 		})
 	}
 	return parallelRows(y0, y1, work, func(a, b int) error {
-		return convRows(k, x.Data, x.Shape, Wo, a, b, put)
+		return convRows(k, xw.Data, xw.Shape, Wo, a, b, put)
 	})
 }
 

@@ -244,21 +244,29 @@ func geomOf(k *convKernel) padGeom {
 
 // pack packs x in form f for k's output rows of Wo columns, with the tap
 // offsets of each group (packInput, then groupTaps with no shift).
-func pack[E int16 | uint8](k *convKernel, f *laneForm[E], x *tensor.T, Wo int) (*packed[E], bool) {
-	pk, ok := packInput(f, x, geomOf(k), Wo)
+func pack[E int16 | uint8](k *convKernel, f *laneForm[E], x val, Wo int) (*packed[E], bool) {
+	pk, ok := packVal(f, x, geomOf(k), Wo)
 	if ok {
 		pk.taps = groupTaps(k, f, pk, 0, 0)
 	}
 	return pk, ok
 }
 
-// packInput packs x in form f in layout g for output rows of Wo columns,
-// without tap offsets, or returns false when the packed copy would pass
-// 4·len(x) + 2^20 elements (a padding, stride or kernel far larger than
-// the input), which the i64 path then runs. The caller has checked every
-// value fits E (chunk16, chunk8).
-func packInput[E int16 | uint8](f *laneForm[E], x *tensor.T, g padGeom, Wo int) (*packed[E], bool) {
-	C, H, W := x.Shape.C, x.Shape.H, x.Shape.W
+// packVal is packInput on x's elements at the width x is stored.
+func packVal[E int16 | uint8](f *laneForm[E], x val, g padGeom, Wo int) (*packed[E], bool) {
+	if x.i8 != nil {
+		return packInput(f, x.i8, x.Shape, g, Wo)
+	}
+	return packInput(f, x.Data, x.Shape, g, Wo)
+}
+
+// packInput packs the elements xs of a tensor of shape sh in form f in
+// layout g for output rows of Wo columns, without tap offsets, or returns
+// false when the packed copy would pass 4·len(xs) + 2^20 elements (a
+// padding, stride or kernel far larger than the input), which the i64 path
+// then runs. The caller has checked every value fits E (chunk16, chunk8).
+func packInput[E int16 | uint8, S int64 | int8](f *laneForm[E], xs []S, sh tensor.Shape, g padGeom, Wo int) (*packed[E], bool) {
+	C, H, W := sh.C, sh.H, sh.W
 	kw, sw, ph, pw := g.kw, g.sw, g.ph, g.pw
 	per := f.per
 	n := (Wo + dot.Block - 1) / dot.Block * dot.Block
@@ -266,7 +274,7 @@ func packInput[E int16 | uint8](f *laneForm[E], x *tensor.T, g padGeom, Wo int) 
 	Hp, nq := H+2*ph, (C+per-1)/per
 	// Every factor is at least 1; sw and kw are u32, so each product is
 	// checked against the cap before it is formed, and none overflows.
-	limit := 4*len(x.Data) + 1<<20 // ≤ 2^28 + 2^20
+	limit := 4*len(xs) + 1<<20 // ≤ 2^28 + 2^20
 	if sw > limit || wq > limit/(per*sw) || Hp > limit/(per*sw*wq) || nq > limit/(per*sw*wq*Hp) {
 		return nil, false
 	}
@@ -277,7 +285,7 @@ func packInput[E int16 | uint8](f *laneForm[E], x *tensor.T, g padGeom, Wo int) 
 	_ = parallelRows(0, nq, per*H*W, func(q0, q1 int) error {
 		for c := per * q0; c < min(C, per*q1); c++ {
 			for r := range H {
-				src := x.Data[(c*H+r)*W:][:W]
+				src := xs[(c*H+r)*W:][:W]
 				dst := pk.data[((c/per*Hp+r+ph)*sw)*wq*per+c%per:][:rowLen-c%per]
 				// Column s is padded column s + pw = m·sw + φ.
 				if sw == 1 {
@@ -344,7 +352,7 @@ const simdCols = 32
 // goroutines (§6: outputs partitioned across threads), or by row when
 // there are fewer channels than goroutines; each goroutine writes only its
 // own channels' (or rows') outputs and its own accumulators.
-func simdRows[E int16 | uint8](k *convKernel, f *laneForm[E], lw *laneWeights, x *tensor.T, chunk, Wo, y0, y1 int, put rowSink) (bool, error) {
+func simdRows[E int16 | uint8](k *convKernel, f *laneForm[E], lw *laneWeights, x val, chunk, Wo, y0, y1 int, put rowSink) (bool, error) {
 	pk, ok := pack(k, f, x, Wo)
 	if !ok {
 		return false, nil

@@ -73,7 +73,7 @@ func convSIMDAgainstExact(t *testing.T, eight bool) {
 		ho := (H+2*int(p.PH)-kh)/int(p.SH) + 1
 		wo := (W+2*int(p.PW)-kw)/int(p.SW) + 1
 		k := newConv(p, x.Shape.C)
-		xv, _ := k.pointwise(x, x)
+		xv, _ := k.pointwise(val{T: x}, val{T: x})
 		X, nonneg := extent(x.Data)
 		_, on8 := k.chunk8(X, nonneg)
 		want8 := eight && bits == 8 && xlo == 0 && (g == 1 || cg%4 == 0) // xhi ≤ 255
@@ -235,10 +235,10 @@ func TestConvSIMDHugeGeometry(t *testing.T) {
 		RQ: whg1.RQ{SKind: 1, Shift: []uint8{0}}, W: []int64{2, -3}}
 	x := tn(1, 1, 3, 5, 7, 9)
 	k := newConv(p, 1)
-	if _, ok := pack(k, form16, x, 1); ok {
+	if _, ok := pack(k, form16, val{T: x}, 1); ok {
 		t.Fatal("stride 2^31 packed")
 	}
-	if _, ok := pack(k, form8, x, 1); ok {
+	if _, ok := pack(k, form8, val{T: x}, 1); ok {
 		t.Fatal("stride 2^31 packed in quads")
 	}
 	out := like(1, 1, 1)
@@ -246,10 +246,10 @@ func TestConvSIMDHugeGeometry(t *testing.T) {
 	expect(t, "huge stride", out, -11)
 	p2 := &whg1.Conv{Cout: 1, KH: 1, KW: 1, SH: 1, SW: 1, PH: 1 << 20, PW: 1 << 20, Groups: 1,
 		RQ: whg1.RQ{SKind: 1, Shift: []uint8{0}}, W: []int64{3}}
-	if _, ok := pack(newConv(p2, 1), form16, x, 3+2<<20); ok {
+	if _, ok := pack(newConv(p2, 1), form16, val{T: x}, 3+2<<20); ok {
 		t.Fatal("padding 2^20 packed")
 	}
-	if _, ok := pack(newConv(p2, 1), form8, x, 3+2<<20); ok {
+	if _, ok := pack(newConv(p2, 1), form8, val{T: x}, 3+2<<20); ok {
 		t.Fatal("padding 2^20 packed in quads")
 	}
 }

@@ -381,7 +381,7 @@ func TestConvPointwiseRows(t *testing.T) {
 			x.Data[i] = r.Int64N(1<<bits) - 1<<(bits-1)
 		}
 		k := newConv(p, cin)
-		if v, _ := k.pointwise(x, x); x.Shape.H%2 == 0 && x.Shape.W <= 128 && v.Shape.H == x.Shape.H {
+		if v, _ := k.pointwise(val{T: x}, val{T: x}); x.Shape.H%2 == 0 && x.Shape.W <= 128 && v.Shape.H == x.Shape.H {
 			t.Errorf("%v: rows not joined", x.Shape)
 		}
 		got, want := like(cout, x.Shape.H, x.Shape.W), like(cout, x.Shape.H, x.Shape.W)

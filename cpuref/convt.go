@@ -103,17 +103,41 @@ func phaseSpan(r, s, pad, n int) (y0, u0, u1 int) {
 	return y0, u0, max(u0, (n+pad-r+s-1)/s)
 }
 
-func (k *convTKernel) run(x, out *tensor.T) error {
+func (k *convTKernel) run(x, out *tensor.T) error { return k.runVal(val{T: x}, val{T: out}) }
+
+// runVal is run on tensors stored at either width (narrow.go). A narrow
+// output's phase rows are rq'd in place, the post applied, and stored as
+// bytes into every sw-th column (store8); the exact form, and an output
+// whose rq_o(0) some channel cannot hold in i8 (so the positions no tap
+// reaches could not be written), run on int64 and are stored after.
+func (k *convTKernel) runVal(x, out val) error {
 	p := k.p
 	H, W := x.Shape.H, x.Shape.W
 	sh, sw, cout := int(p.SH), int(p.SW), int(p.Cout)
 	Ho, Wo := out.Shape.H, out.Shape.W
-	X, nonneg := extent(x.Data)
+	X, nonneg := extentOf(x)
 	paths := k.paths(X, W)
 	for _, path := range paths {
 		if path == pathExact {
-			return convTExact(k, x, out)
+			xw := widened(x)
+			if out.i8 != nil {
+				return narrowed(out, "conv_transpose", func(t *tensor.T) error { return convTExact(k, xw, t) })
+			}
+			return convTExact(k, xw, out.T)
 		}
+	}
+	// rq_o(0) for the positions no tap reaches; an error only if one exists.
+	zero := make([]int64, cout)
+	zeroOK := true
+	for o := range zero {
+		var ok bool
+		zero[o], ok = rqOf(&p.RQ, o, int128{})
+		zeroOK = zeroOK && ok
+	}
+	k.post.row(zero)
+	zero8 := make([]int8, cout)
+	if out.i8 != nil && (!zeroOK || !store8(zero8, 1, zero)) {
+		return narrowed(out, "conv_transpose", func(t *tensor.T) error { return k.runVal(x, val{T: t}) })
 	}
 	// The jobs' rows [u0, u1): on one packing of x for every phase where
 	// dot's kernels take them all, the phases of a row residue together,
@@ -133,15 +157,6 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 		defer release()
 		rows = shared
 	}
-	// rq_o(0) for the positions no tap reaches; an error only if one exists.
-	zero := make([]int64, cout)
-	zeroOK := true
-	for o := range zero {
-		var ok bool
-		zero[o], ok = rqOf(&p.RQ, o, int128{})
-		zeroOK = zeroOK && ok
-	}
-	k.post.row(zero)
 	// A post that is one clamp goes into the rq rows themselves.
 	var clamp *postStage
 	if lo, hi, ok := k.post.clamp(); ok {
@@ -173,12 +188,18 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 			if (u1 > ph || v1 > zw) && !zeroOK {
 				return outside("conv_transpose")
 			}
-			// The output row of phase row u, and rq_o(0) into its
-			// columns from x on.
-			row := func(o, u int) []int64 { return out.Data[(o*Ho+y0+(u-u0)*sh)*Wo:][:Wo] }
-			fill := func(dst []int64, o, x int) {
+			// The offset of the output row of phase row u, and rq_o(0)
+			// into its columns from x on.
+			row := func(o, u int) int { return (o*Ho + y0 + (u-u0)*sh) * Wo }
+			fill := func(at, o, x int) {
+				if out.i8 != nil {
+					for ; x < Wo; x += sw {
+						out.i8[at+x] = zero8[o]
+					}
+					return
+				}
 				for ; x < Wo; x += sw {
-					dst[x] = zero[o]
+					out.Data[at+x] = zero[o]
 				}
 			}
 			// The columns of Z_ρ that are outputs, [v0, v0 + vn), are the
@@ -187,14 +208,28 @@ func (k *convTKernel) run(x, out *tensor.T) error {
 			// Z_ρ.
 			vn := max(0, min(v1, zw)-v0)
 			scatter := func(o, u int, s []int64) error {
-				dst := row(o, u)
-				if !rqRowStrided(&p.RQ, o, uint64(B), s[:vn], dst[x0:], sw, clamp) {
-					return outside("conv_transpose")
+				at := row(o, u)
+				if out.i8 != nil {
+					s = s[:vn]
+					if !rqRowStrided(&p.RQ, o, uint64(B), s, s, 1, clamp) {
+						return outside("conv_transpose")
+					}
+					if clamp == nil {
+						k.post.row(s)
+					}
+					if !store8(out.i8[at+x0:at+Wo], sw, s) {
+						return lostNarrow("conv_transpose")
+					}
+				} else {
+					dst := out.Data[at+x0 : at+Wo]
+					if !rqRowStrided(&p.RQ, o, uint64(B), s[:vn], dst, sw, clamp) {
+						return outside("conv_transpose")
+					}
+					if clamp == nil {
+						k.post.strided(dst, vn, sw)
+					}
 				}
-				if clamp == nil {
-					k.post.strided(dst[x0:], vn, sw)
-				}
-				fill(dst, o, x0+vn*sw)
+				fill(at, o, x0+vn*sw)
 				return nil
 			}
 			filled := u0 // rows from here on hold only rq_o(0)

@@ -1,7 +1,5 @@
 package cpuref
 
-import "github.com/waiops/waiops/tensor"
-
 // phaseJob is phase i's columns [v0, v0 + vn), whose rows of exact sums,
 // the sum of column v0 first, go to put.
 type phaseJob struct {
@@ -21,7 +19,7 @@ type phaseRows func(jobs []phaseJob, u0, u1 int) error
 // operator's terms). ok is false, with nothing packed, when some phase
 // takes neither form or the input does not pack; release returns the
 // packing to its pool once the caller is done with rows.
-func (k *convTKernel) sharedRows(x *tensor.T, X uint64, nonneg bool) (rows phaseRows, release func(), ok bool) {
+func (k *convTKernel) sharedRows(x val, X uint64, nonneg bool) (rows phaseRows, release func(), ok bool) {
 	if len(k.phases) == 0 {
 		return nil, nil, false
 	}
@@ -55,9 +53,9 @@ func (k *convTKernel) sharedRows(x *tensor.T, X uint64, nonneg bool) (rows phase
 // read padded columns up to vn' − 1 + (tw − 1) + (tw0 − tw) + v0
 // ≤ v0 + vn + 7 + tw0 − 2 ≤ W + tw0 + 4 < tw0 − 1 + n, the copy's width:
 // every read stays inside the copy.
-func phasesOn[E int16 | uint8](k *convTKernel, f *laneForm[E], lw func(c *convKernel) *laneWeights, x *tensor.T, chunks []int) (phaseRows, func(), bool) {
+func phasesOn[E int16 | uint8](k *convTKernel, f *laneForm[E], lw func(c *convKernel) *laneWeights, x val, chunks []int) (phaseRows, func(), bool) {
 	th0, tw0 := int(k.phases[0].p.KH), int(k.phases[0].p.KW)
-	pk, ok := packInput(f, x, padGeom{kw: tw0, sw: 1, ph: th0 - 1, pw: tw0 - 1}, x.Shape.W+tw0+6)
+	pk, ok := packVal(f, x, padGeom{kw: tw0, sw: 1, ph: th0 - 1, pw: tw0 - 1}, x.Shape.W+tw0+6)
 	if !ok {
 		return nil, nil, false
 	}

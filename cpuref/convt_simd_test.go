@@ -58,7 +58,7 @@ func convTSharedAgainstGather(t *testing.T, eight bool) {
 		}
 		k := newConvT(p, cin)
 		X, nonneg := extent(x.Data)
-		_, release, ok := k.sharedRows(x, X, nonneg)
+		_, release, ok := k.sharedRows(val{T: x}, X, nonneg)
 		if !ok {
 			t.Fatalf("case %d (%d bits): not on the shared packing", n, bits)
 		}

@@ -43,14 +43,25 @@ type Program struct {
 	// full[i] says that op i's step writes every element of its outputs
 	// (writesAll), so their buffers need not start at zero.
 	full []bool
+	// narrow[t] says that tensor t is stored at i8 width (narrow.go).
+	narrow []bool
 	// bufs holds the buffers of dropped tensors for the next decode's
 	// tensors of the same length (bufpool.go).
 	bufs *bufPool
 }
 
+// val is one tensor of a decode as the steps see it: its shape, and its
+// elements as int64 in T.Data or, for a tensor the load stores narrow
+// (narrow.go), as int8 in i8 with T.Data nil (§3 Storage: any integer type
+// that holds the certified range).
+type val struct {
+	*tensor.T
+	i8 []int8
+}
+
 // step runs one operator on its input tensors into its output tensors,
 // whose shapes the run-time plan fixed.
-type step func(in, out []*tensor.T, pl *whg1.Plan) error
+type step func(in, out []val, pl *whg1.Plan) error
 
 // Load prepares g, which whg1.Parse has accepted, for decoding.
 func Load(g *whg1.Graph) (*Program, error) { return loadBounds(g, nil) }
@@ -87,7 +98,7 @@ func loadFused(g *whg1.Graph, gb *certify.GraphBounds, fz []fusion) (*Program, e
 		}
 		if post := p.fz[i].post; post != nil && !epilogueHost(op) {
 			inner := s
-			s = func(in, out []*tensor.T, pl *whg1.Plan) error {
+			s = func(in, out []val, pl *whg1.Plan) error {
 				if err := inner(in, out, pl); err != nil {
 					return err
 				}
@@ -100,6 +111,7 @@ func loadFused(g *whg1.Graph, gb *certify.GraphBounds, fz []fusion) (*Program, e
 		}
 		p.full[i] = writesAll(op)
 	}
+	p.narrow = planNarrow(g, gb, fz, p.proven)
 	return p, nil
 }
 
@@ -149,7 +161,7 @@ func (p *Program) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, erro
 	if err != nil {
 		return nil, err
 	}
-	vals := make([]*tensor.T, len(g.Tensors))
+	vals := make([]val, len(g.Tensors))
 	// owned[t]: tensor t's buffer came from p.bufs (run), so it goes back
 	// there when t is dropped; an input's never does.
 	owned := make([]bool, len(g.Tensors))
@@ -164,7 +176,7 @@ func (p *Program) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, erro
 		}); err != nil {
 			return nil, err
 		}
-		vals[rec.Tensor] = v
+		vals[rec.Tensor] = val{T: v}
 	}
 	for i := range g.Ops {
 		if p.steps[i] != nil {
@@ -173,28 +185,36 @@ func (p *Program) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, erro
 			}
 		}
 		for _, t := range p.drop[i] {
-			if owned[t] && vals[t] != nil {
+			if owned[t] {
 				p.bufs.put(vals[t])
 			}
-			vals[t] = nil
+			vals[t] = val{}
 		}
 	}
-	return g.GatherOutputs(vals), nil
+	outs := make([]*tensor.T, len(vals))
+	for _, t := range g.Outputs {
+		outs[t] = vals[t].T // never narrow (planNarrow)
+	}
+	return g.GatherOutputs(outs), nil
 }
 
 // run runs op i's step, which writes the outputs of op fz[i].last (op i
 // itself unless ops were folded into it (fuse)), and applies their
 // policies.
-func (p *Program) run(i int, vals []*tensor.T, owned []bool, pl *whg1.Plan) error {
+func (p *Program) run(i int, vals []val, owned []bool, pl *whg1.Plan) error {
 	g := p.g
 	op, last := &g.Ops[i], &g.Ops[p.fz[i].last]
-	in := make([]*tensor.T, len(op.In))
+	in := make([]val, len(op.In))
 	for k, t := range op.In {
 		in[k] = vals[t]
 	}
-	out := make([]*tensor.T, len(last.Out))
+	out := make([]val, len(last.Out))
 	for k, t := range last.Out {
-		out[k] = p.bufs.get(pl.Shapes[t], p.full[i])
+		if p.narrow[t] {
+			out[k] = p.bufs.get8(pl.Shapes[t], p.full[i])
+		} else {
+			out[k] = val{T: p.bufs.get(pl.Shapes[t], p.full[i])}
+		}
 	}
 	if err := p.steps[i](in, out, pl); err != nil {
 		var r *refusal.Error
@@ -204,6 +224,10 @@ func (p *Program) run(i int, vals []*tensor.T, owned []bool, pl *whg1.Plan) erro
 		return err
 	}
 	for k, t := range last.Out {
+		if p.narrow[t] { // its policy holds already (planNarrow)
+			vals[t], owned[t] = out[k], true
+			continue
+		}
 		done := p.proven[t] || p.fz[i].clamped // the step clamped the one output
 		if err := applyPolicy(g.Tensors[t], out[k].Data, done, func() string {
 			return fmt.Sprintf("tensor %d (op %d %v)", t, p.fz[i].last, last.Code)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/waiops/waiops/certify"
@@ -223,7 +224,30 @@ func foldCases(r *rand.Rand) []foldCase {
 	}
 	lutOut := rec(2, whg1.Derived, 0, 0)
 	d, cl := derived, func(c uint32, lo, hi int64) whg1.Tensor { return rec(c, whg1.Clamp, lo, hi) }
+	// Two output channels, for the chains that store narrow tensors
+	// between row kernels (planNarrow), and one whose sums take the exact
+	// path whatever its input.
+	conv2 := conv(-128, 127, 7)
+	c2 := *conv2.Params.(*whg1.Conv)
+	c2.Cout, c2.W, c2.RQ.BiasV = 2, w(2*2*9, -128, 127), w(2, -50, 50)
+	conv2.Params = &c2
+	convBig := conv(-1<<40, 1<<40, 40)
+	cb := *convBig.Params.(*whg1.Conv)
+	cb.Cout, cb.W, cb.RQ.BiasV = 2, w(2*2*9, -1<<40, 1<<40), w(2, -50, 50)
+	convBig.Params = &cb
+	i8 := func(c uint32) whg1.Tensor { return cl(c, -128, 127) }
+	// rq products past 2^62 whose results still vary: rqOf's path.
+	convTRQ := whg1.Op{Code: whg1.OpConvTranspose, Params: &whg1.ConvT{Cout: 2, KH: 3, KW: 3, SH: 2, SW: 2, PH: 1, PW: 1, OPH: 1, OPW: 1,
+		RQ: whg1.RQ{Round: whg1.HalfEven, MKind: 1, SKind: 1, Mult: []int64{1<<50 + 3}, Shift: []uint8{52}}, W: w(2*2*9, -128, 127)}}
 	return []foldCase{
+		{"narrow_conv_igdn_convT", chain(2, -128, 127, []whg1.Op{conv2, igdnOp(w(4, 0, 15), 8, 6), convT},
+			[]whg1.Tensor{i8(2), i8(2), d(2)}), -128, 127, false, 0},
+		{"narrow_convT_relu_conv", chain(2, -128, 127, []whg1.Op{convT, reluOp, conv2},
+			[]whg1.Tensor{i8(2), cl(2, 0, 127), d(2)}), -128, 127, false, 0},
+		{"narrow_convT_gap_clamp_conv", chain(2, -128, 127, []whg1.Op{convTGap, clampOpOf(-128, 127), conv2},
+			[]whg1.Tensor{d(2), d(2), d(2)}), -128, 127, false, 0},
+		{"narrow_convT_wide_igdn_wide", chain(2, -128, 127, []whg1.Op{convTRQ, clampOpOf(-100, 100), igdnOp(w(4, 1<<20, 1<<21), 2, 16), convBig},
+			[]whg1.Tensor{d(2), d(2), i8(2), d(2)}), -128, 127, false, 0},
 		{"conv_i8_relu_clamp", chain(2, -128, 127, []whg1.Op{conv(-128, 127, 8), reluOp, clampOpOf(-20, 90)},
 			[]whg1.Tensor{d(3), cl(3, -60, 200), d(3)}), -128, 127, false, 0},
 		{"conv_wide_relu", chain(2, -1<<40, 1<<40, []whg1.Op{conv(-1<<10, 1<<10, 30), reluOp},
@@ -300,6 +324,9 @@ func TestNewPathsEqualExact(t *testing.T) {
 			}{{gb, fuse(g, gb)}, {nil, fuse(g, nil)}, {nil, noFold(g)}} {
 				progs[k], err = loadFused(g, m.gb, m.fz)
 				noErr(t, "load", err)
+			}
+			if narrow := slices.Contains(progs[0].narrow, true); narrow != strings.HasPrefix(c.name, "narrow_") {
+				t.Fatalf("tensors stored narrow: %v", progs[0].narrow)
 			}
 			for range n / len(cases) {
 				h, w := 1+r.IntN(4), 1+r.IntN(5)

@@ -46,48 +46,92 @@ func newIGDN(p *whg1.IGDN, C int, post *rowPost) *igdnKernel {
 	return &igdnKernel{p: p, C: C, k32: newIGDN32(p, C), post: post}
 }
 
-func (g *igdnKernel) run(in, out *tensor.T) error {
+func (g *igdnKernel) run(in, out *tensor.T) error { return g.runVal(val{T: in}, val{T: out}) }
+
+// runVal is run on tensors stored at either width (narrow.go). When either
+// is narrow, each block's positions are widened into a C × igdnSpan
+// scratch tensor, computed there into another, and stored from it (store8)
+// or copied, so that every path runs as it does on int64 tensors.
+func (g *igdnKernel) runVal(in, out val) error {
 	p := g.p
 	C, n := in.Shape.C, in.Shape.H*in.Shape.W
 	k := g.k32
 	if C != g.C { // a plan's channels are the graph's; this only guards
 		k = newIGDN32(p, C)
 	}
-	// post: each channel's rows [p0, p1) once the block has written them.
-	post := func(p0, p1 int) {
-		if g.post != nil {
-			for i := range C {
-				g.post.row(out.Data[i*n+p0 : i*n+p1])
-			}
-		}
-	}
+	narrow := in.i8 != nil || out.i8 != nil
 	blocks := (n + igdnSpan - 1) / igdnSpan
 	return parallelRows(0, blocks, C*C*igdnSpan, func(b0, b1 int) error {
 		var x2, N []int32
 		if k != nil {
 			x2, N = k.scratch(C)
 		}
+		var xs, ys *tensor.T
+		if narrow {
+			xs, ys = tensor.New(tensor.Shape{C: C, H: 1, W: igdnSpan}), tensor.New(tensor.Shape{C: C, H: 1, W: igdnSpan})
+		}
 		for b := b0; b < b1; b++ {
 			p0, p1 := b*igdnSpan, min(n, (b+1)*igdnSpan)
-			if k != nil && k.block(in, out, p0, p1, x2, N) {
-				post(p0, p1)
+			if !narrow {
+				if err := g.block(k, in.T, out.T, p0, p1, x2, N); err != nil {
+					return err
+				}
 				continue
 			}
-			var X uint64
+			m := p1 - p0
+			xb := &tensor.T{Shape: tensor.Shape{C: C, H: 1, W: m}, Data: xs.Data[:C*m]}
+			yb := &tensor.T{Shape: xb.Shape, Data: ys.Data[:C*m]}
 			for j := range C {
-				X = max(X, maxAbs(in.Data[j*n+p0:j*n+p1]))
+				row := xb.Data[j*m:][:m]
+				if in.i8 != nil {
+					for t, e := range in.i8[j*n+p0:][:m] {
+						row[t] = int64(e)
+					}
+				} else {
+					copy(row, in.Data[j*n+p0:][:m])
+				}
 			}
-			f := igdnWide
-			if igdnFits(p, C, X) {
-				f = igdnBlock
-			}
-			if err := f(p, in, out, p0, p1); err != nil {
+			if err := g.block(k, xb, yb, 0, m, x2, N); err != nil {
 				return err
 			}
-			post(p0, p1)
+			for i := range C {
+				row := yb.Data[i*m:][:m]
+				if out.i8 == nil {
+					copy(out.Data[i*n+p0:][:m], row)
+				} else if !store8(out.i8[i*n+p0:][:m], 1, row) {
+					return lostNarrow("igdn")
+				}
+			}
 		}
 		return nil
 	})
+}
+
+// block is igdn at positions [p0, p1) of in into out, on the 32-bit plan k
+// (nil for none) where the block's max|x| allows, else on igdnBlock or
+// igdnWide, and then the folded post on each channel's rows of the block
+// while they are still in cache.
+func (g *igdnKernel) block(k *igdn32, in, out *tensor.T, p0, p1 int, x2, N []int32) error {
+	C, n := in.Shape.C, in.Shape.H*in.Shape.W
+	if k == nil || !k.block(in, out, p0, p1, x2, N) {
+		var X uint64
+		for j := range C {
+			X = max(X, maxAbs(in.Data[j*n+p0:j*n+p1]))
+		}
+		f := igdnWide
+		if igdnFits(g.p, C, X) {
+			f = igdnBlock
+		}
+		if err := f(g.p, in, out, p0, p1); err != nil {
+			return err
+		}
+	}
+	if g.post != nil {
+		for i := range C {
+			g.post.row(out.Data[i*n+p0 : i*n+p1])
+		}
+	}
+	return nil
 }
 
 // igdnSpan is the positions igdnBlock takes at once: C rows of x² of this

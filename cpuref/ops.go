@@ -18,11 +18,17 @@ func newStep(g *whg1.Graph, op *whg1.Op, b bounds, post *rowPost) (step, error) 
 	if len(op.In) > 0 {
 		cin = int(g.Tensors[op.In[0]].Channels)
 	}
+	// The kernels of conv, conv_transpose and igdn take vals (narrow.go);
+	// every other reads and writes int64 tensors, never narrow ones
+	// (planNarrow).
 	one := func(f func(x, y *tensor.T) error) step {
-		return func(in, out []*tensor.T, _ *whg1.Plan) error { return f(in[0], out[0]) }
+		return func(in, out []val, _ *whg1.Plan) error { return f(in[0].T, out[0].T) }
 	}
 	two := func(f func(a, b, y *tensor.T) error) step {
-		return func(in, out []*tensor.T, _ *whg1.Plan) error { return f(in[0], in[1], out[0]) }
+		return func(in, out []val, _ *whg1.Plan) error { return f(in[0].T, in[1].T, out[0].T) }
+	}
+	oneVal := func(f func(x, y val) error) step {
+		return func(in, out []val, _ *whg1.Plan) error { return f(in[0], out[0]) }
 	}
 	pure := func(f func(x, y *tensor.T)) step {
 		return one(func(x, y *tensor.T) error { f(x, y); return nil })
@@ -32,7 +38,7 @@ func newStep(g *whg1.Graph, op *whg1.Op, b bounds, post *rowPost) (step, error) 
 		k := newConv(p, cin)
 		k.certify16(in)
 		k.post = post
-		return one(k.run), nil
+		return oneVal(k.runVal), nil
 	case *whg1.ConvT:
 		k := newConvT(p, cin)
 		k.post = post
@@ -41,7 +47,7 @@ func newStep(g *whg1.Graph, op *whg1.Op, b bounds, post *rowPost) (step, error) 
 				c.certify16(in)
 			}
 		}
-		return one(k.run), nil
+		return oneVal(k.runVal), nil
 	case *whg1.Rescale:
 		XA, _ := b.maxAbs(0) // 0 without a certificate: measured per decode
 		if op.Code == whg1.OpMul {
@@ -51,8 +57,8 @@ func newStep(g *whg1.Graph, op *whg1.Op, b bounds, post *rowPost) (step, error) 
 		return one(func(x, y *tensor.T) error { return rescale(p, post, XA, x, y) }), nil
 	case *whg1.Chscale:
 		X, _ := b.maxAbs(0)
-		return func(in, out []*tensor.T, pl *whg1.Plan) error {
-			return chscale(p, post, pl.Scalars[p.Scalar], X, in[0], out[0])
+		return func(in, out []val, pl *whg1.Plan) error {
+			return chscale(p, post, pl.Scalars[p.Scalar], X, in[0].T, out[0].T)
 		}, nil
 	case *whg1.Lut16:
 		t, err := lut16Table(p)
@@ -82,19 +88,19 @@ func newStep(g *whg1.Graph, op *whg1.Op, b bounds, post *rowPost) (step, error) 
 		narrow := leakyNarrow(p, b)
 		return one(func(x, y *tensor.T) error { return leaky(p, narrow, x, y) }), nil
 	case *whg1.Crop:
-		return func(in, out []*tensor.T, pl *whg1.Plan) error {
-			window(in[0], out[0], int(pl.Operand(p.Y0)), int(pl.Operand(p.X0)))
+		return func(in, out []val, pl *whg1.Plan) error {
+			window(in[0].T, out[0].T, int(pl.Operand(p.Y0)), int(pl.Operand(p.X0)))
 			return nil
 		}, nil
 	case *whg1.Subpos:
 		if op.Code == whg1.OpSubposSplit {
-			return func(in, out []*tensor.T, _ *whg1.Plan) error { subposSplit(p, in[0], out); return nil }, nil
+			return func(in, out []val, _ *whg1.Plan) error { subposSplit(p, in[0].T, wide(out)); return nil }, nil
 		}
-		return func(in, out []*tensor.T, _ *whg1.Plan) error { subposMerge(p, in, out[0]); return nil }, nil
+		return func(in, out []val, _ *whg1.Plan) error { subposMerge(p, wide(in), out[0].T); return nil }, nil
 	case *whg1.Fill:
-		return func(_, out []*tensor.T, pl *whg1.Plan) error { fill(pl.FillValue(p), out[0]); return nil }, nil
+		return func(_, out []val, pl *whg1.Plan) error { fill(pl.FillValue(p), out[0].T); return nil }, nil
 	case *whg1.IGDN:
-		return one(newIGDN(p, cin, post).run), nil
+		return oneVal(newIGDN(p, cin, post).runVal), nil
 	case *whg1.LayerNorm:
 		return one(func(x, y *tensor.T) error { return layernormC(p, x, y) }), nil
 	case *whg1.L2Norm:
@@ -111,7 +117,7 @@ func newStep(g *whg1.Graph, op *whg1.Op, b bounds, post *rowPost) (step, error) 
 	case whg1.OpAdd:
 		return two(add), nil
 	case whg1.OpConcat:
-		return func(in, out []*tensor.T, _ *whg1.Plan) error { concat(in, out[0]); return nil }, nil
+		return func(in, out []val, _ *whg1.Plan) error { concat(wide(in), out[0].T); return nil }, nil
 	case whg1.OpChunkAdd:
 		return one(chunkAdd), nil
 	case whg1.OpRelu:

@@ -186,7 +186,7 @@ func (k *convKernel) runVal(x, out val) error {
 
 // runAt is runVal on an input whose extent (max|x|, and no element below
 // 0) the caller has taken. A narrow output's rows are rq'd in place, the
-// post applied, and stored as bytes (store8).
+// post applied, and stored as bytes (storeRow).
 func (k *convKernel) runAt(x, out val, X uint64, nonneg bool) error {
 	x, out = k.pointwise(x, out)
 	path := k.choose(X, x.Shape.W)
@@ -207,10 +207,13 @@ func (k *convKernel) runAt(x, out val, X uint64, nonneg bool) error {
 		if !rqRow(&k.p.RQ, o, uint64(B), sums, dst) {
 			return outside("conv")
 		}
-		k.post.row(dst)
-		if out.i8 != nil && !store8(out.i8[(o*Ho+oy)*Wo:][:Wo], 1, dst) {
-			return lostNarrow("conv")
+		if out.i8 != nil {
+			if !storeRow(out.i8[(o*Ho+oy)*Wo:][:Wo], 1, dst, k.post) {
+				return lostNarrow("conv")
+			}
+			return nil
 		}
+		k.post.row(dst)
 		return nil
 	}
 	return k.rows(path, x, X, nonneg, Wo, 0, Ho, put)

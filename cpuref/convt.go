@@ -107,7 +107,7 @@ func (k *convTKernel) run(x, out *tensor.T) error { return k.runVal(val{T: x}, v
 
 // runVal is run on tensors stored at either width (narrow.go). A narrow
 // output's phase rows are rq'd in place, the post applied, and stored as
-// bytes into every sw-th column (store8); the exact form, and an output
+// bytes into every sw-th column (storeRow); the exact form, and an output
 // whose rq_o(0) some channel cannot hold in i8 (so the positions no tap
 // reaches could not be written), run on int64 and are stored after.
 func (k *convTKernel) runVal(x, out val) error {
@@ -136,7 +136,7 @@ func (k *convTKernel) runVal(x, out val) error {
 	}
 	k.post.row(zero)
 	zero8 := make([]int8, cout)
-	if out.i8 != nil && (!zeroOK || !store8(zero8, 1, zero)) {
+	if out.i8 != nil && (!zeroOK || !storeRow(zero8, 1, zero, nil)) {
 		return narrowed(out, "conv_transpose", func(t *tensor.T) error { return k.runVal(x, val{T: t}) })
 	}
 	// The jobs' rows [u0, u1): on one packing of x for every phase where
@@ -214,10 +214,11 @@ func (k *convTKernel) runVal(x, out val) error {
 					if !rqRowStrided(&p.RQ, o, uint64(B), s, s, 1, clamp) {
 						return outside("conv_transpose")
 					}
-					if clamp == nil {
-						k.post.row(s)
+					post := k.post
+					if clamp != nil {
+						post = nil // applied by the rq
 					}
-					if !store8(out.i8[at+x0:at+Wo], sw, s) {
+					if !storeRow(out.i8[at+x0:at+Wo], sw, s, post) {
 						return lostNarrow("conv_transpose")
 					}
 				} else {

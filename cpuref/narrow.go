@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/waiops/waiops/certify"
+	"github.com/waiops/waiops/cpuref/dot"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
@@ -83,9 +84,7 @@ func widened(v val) *tensor.T {
 		return v.T
 	}
 	t := &tensor.T{Shape: v.Shape, Data: make([]int64, len(v.i8))}
-	for i, e := range v.i8 {
-		t.Data[i] = int64(e)
-	}
+	dot.Widen8(t.Data, v.i8)
 	return t
 }
 
@@ -101,27 +100,16 @@ func extentOf(v val) (X uint64, nonneg bool) {
 	return uint64(max(-int(lo), int(hi))), lo >= 0
 }
 
-// store8 writes src[i] to dst[stride·i] (stride ≥ 1) and reports whether
-// every value fitted i8; dst is left partly written when one did not.
-func store8(dst []int8, stride int, src []int64) bool {
-	if len(src) == 0 {
-		return true
+// storeRow applies post to the row src and stores it into dst[stride·i]
+// as i8, reporting whether every value fitted (dot.Narrow8): a post that is
+// one clamp is applied by the store itself, any other in place before it.
+func storeRow(dst []int8, stride int, src []int64, post *rowPost) bool {
+	lo, hi, ok := post.clamp()
+	if !ok {
+		post.row(src)
+		lo, hi = math.MinInt64, math.MaxInt64
 	}
-	dst = dst[:stride*(len(src)-1)+1]
-	var bad uint64
-	if stride == 1 {
-		dst = dst[:len(src)]
-		for i, v := range src {
-			bad |= uint64(v+128) >> 8 // 0 exactly for v in [−128, 127]
-			dst[i] = int8(v)
-		}
-	} else {
-		for i, v := range src {
-			bad |= uint64(v+128) >> 8
-			dst[stride*i] = int8(v)
-		}
-	}
-	return bad == 0
+	return dot.Narrow8(dst, stride, src, lo, hi)
 }
 
 // narrowed runs run into an int64 tensor of out's shape and stores its
@@ -132,7 +120,7 @@ func narrowed(out val, what string, run func(out *tensor.T) error) error {
 	if err := run(t); err != nil {
 		return err
 	}
-	if !store8(out.i8, 1, t.Data) {
+	if !storeRow(out.i8, 1, t.Data, nil) {
 		return lostNarrow(what)
 	}
 	return nil

@@ -1,7 +1,6 @@
 package cpuref
 
 import (
-	"math"
 	"slices"
 	"testing"
 
@@ -10,23 +9,24 @@ import (
 	"github.com/waiops/waiops/whg1"
 )
 
-// TestStore8: the values of i8 are stored as they are, at stride 1 and 2
-// (the elements between untouched), and any other value is reported.
-func TestStore8(t *testing.T) {
-	in := []int64{-128, 127, 0, -1, 1}
-	dst := []int8{9, 9, 9, 9, 9, 9, 9, 9, 9}
-	if !store8(dst, 2, in) || !slices.Equal(dst, []int8{-128, 9, 127, 9, 0, 9, -1, 9, 1}) {
-		t.Fatalf("stride 2: %v", dst)
+// TestStoreRow: a row stored at i8 width through each kind of post: none
+// (a value past i8 is reported), one clamp (applied by the store, so that
+// 300 and −300 land on its ends), and a clamp then a leaky (applied in
+// place first: leaky a = 1, f = 1 halves a negative value, §5.5).
+func TestStoreRow(t *testing.T) {
+	dst := make([]int8, 5)
+	if !storeRow(dst, 2, []int64{-128, 127, 5}, nil) || !slices.Equal(dst, []int8{-128, 0, 127, 0, 5}) {
+		t.Errorf("no post: %v", dst)
 	}
-	if !store8(dst, 1, in) || !slices.Equal(dst[:5], []int8{-128, 127, 0, -1, 1}) {
-		t.Fatalf("stride 1: %v", dst)
+	if storeRow(dst, 1, []int64{0, 128}, nil) {
+		t.Errorf("128 stored as i8")
 	}
-	for _, v := range []int64{-129, 128, 255, 256, -256, math.MaxInt64, math.MinInt64, math.MaxInt64 - 127} {
-		for _, stride := range []int{1, 3} {
-			if store8(make([]int8, 7), stride, []int64{0, v, 0}) {
-				t.Errorf("%d at stride %d stored as i8", v, stride)
-			}
-		}
+	if !storeRow(dst, 1, []int64{300, -300, 7}, (*rowPost)(nil).then(-100, 100)) || !slices.Equal(dst[:3], []int8{100, -100, 7}) {
+		t.Errorf("clamp: %v", dst)
+	}
+	row := []int64{-300, 40}
+	if !storeRow(dst, 1, row, (*rowPost)(nil).then(-200, 100).thenLeaky(&whg1.Leaky{A: 1, F: 1})) || !slices.Equal(dst[:2], []int8{-100, 40}) {
+		t.Errorf("clamp, leaky: %v (row %v)", dst[:2], row)
 	}
 }
 

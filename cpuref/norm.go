@@ -1,6 +1,7 @@
 package cpuref
 
 import (
+	"github.com/waiops/waiops/cpuref/dot"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
@@ -50,8 +51,8 @@ func (g *igdnKernel) run(in, out *tensor.T) error { return g.runVal(val{T: in}, 
 
 // runVal is run on tensors stored at either width (narrow.go). When either
 // is narrow, each block's positions are widened into a C × igdnSpan
-// scratch tensor, computed there into another, and stored from it (store8)
-// or copied, so that every path runs as it does on int64 tensors.
+// scratch tensor, computed there into another, and stored from it
+// (storeRow, the post with it) or copied, so that every path runs as it does on int64 tensors.
 func (g *igdnKernel) runVal(in, out val) error {
 	p := g.p
 	C, n := in.Shape.C, in.Shape.H*in.Shape.W
@@ -73,7 +74,7 @@ func (g *igdnKernel) runVal(in, out val) error {
 		for b := b0; b < b1; b++ {
 			p0, p1 := b*igdnSpan, min(n, (b+1)*igdnSpan)
 			if !narrow {
-				if err := g.block(k, in.T, out.T, p0, p1, x2, N); err != nil {
+				if err := g.block(k, g.post, in.T, out.T, p0, p1, x2, N); err != nil {
 					return err
 				}
 				continue
@@ -84,21 +85,23 @@ func (g *igdnKernel) runVal(in, out val) error {
 			for j := range C {
 				row := xb.Data[j*m:][:m]
 				if in.i8 != nil {
-					for t, e := range in.i8[j*n+p0:][:m] {
-						row[t] = int64(e)
-					}
+					dot.Widen8(row, in.i8[j*n+p0:][:m])
 				} else {
 					copy(row, in.Data[j*n+p0:][:m])
 				}
 			}
-			if err := g.block(k, xb, yb, 0, m, x2, N); err != nil {
+			post := g.post
+			if out.i8 != nil {
+				post = nil // storeRow applies it
+			}
+			if err := g.block(k, post, xb, yb, 0, m, x2, N); err != nil {
 				return err
 			}
 			for i := range C {
 				row := yb.Data[i*m:][:m]
 				if out.i8 == nil {
 					copy(out.Data[i*n+p0:][:m], row)
-				} else if !store8(out.i8[i*n+p0:][:m], 1, row) {
+				} else if !storeRow(out.i8[i*n+p0:][:m], 1, row, g.post) {
 					return lostNarrow("igdn")
 				}
 			}
@@ -109,9 +112,9 @@ func (g *igdnKernel) runVal(in, out val) error {
 
 // block is igdn at positions [p0, p1) of in into out, on the 32-bit plan k
 // (nil for none) where the block's max|x| allows, else on igdnBlock or
-// igdnWide, and then the folded post on each channel's rows of the block
-// while they are still in cache.
-func (g *igdnKernel) block(k *igdn32, in, out *tensor.T, p0, p1 int, x2, N []int32) error {
+// igdnWide, and then post (nil for none) on each channel's rows of the
+// block while they are still in cache.
+func (g *igdnKernel) block(k *igdn32, post *rowPost, in, out *tensor.T, p0, p1 int, x2, N []int32) error {
 	C, n := in.Shape.C, in.Shape.H*in.Shape.W
 	if k == nil || !k.block(in, out, p0, p1, x2, N) {
 		var X uint64
@@ -126,9 +129,9 @@ func (g *igdnKernel) block(k *igdn32, in, out *tensor.T, p0, p1 int, x2, N []int
 			return err
 		}
 	}
-	if g.post != nil {
+	if post != nil {
 		for i := range C {
-			g.post.row(out.Data[i*n+p0 : i*n+p1])
+			post.row(out.Data[i*n+p0 : i*n+p1])
 		}
 	}
 	return nil

@@ -16,10 +16,12 @@ func native() []Impl {
 		if cpu.X86.HasAVX512DQ { // vpmullq
 			rq = rqAVX512
 		}
-		l = append(l, Impl{Name: "avx512bw", mac16: asmMac(mac16AVX512BW), mac16x2: asmMacX2(mac16x2AVX512BW), peak: peakAVX512BW, rq: rq})
+		l = append(l, Impl{Name: "avx512bw", mac16: asmMac(mac16AVX512BW), mac16x2: asmMacX2(mac16x2AVX512BW), peak: peakAVX512BW, rq: rq,
+			narrow8: narrow8AVX512Go, widen8: widen8AVX512Go})
 		if cpu.X86.HasAVX512VNNI {
 			l = append(l, Impl{Name: "avx512vnni", mac16: asmMac(mac16AVX512VNNI), mac16x2: asmMacX2(mac16x2AVX512VNNI), peak: peakAVX512VNNI,
-				mac8: asmMac(mac8AVX512VNNI), mac8x2: asmMacX2(mac8x2AVX512VNNI), peak8: peak8AVX512VNNI, rq: rq})
+				mac8: asmMac(mac8AVX512VNNI), mac8x2: asmMacX2(mac8x2AVX512VNNI), peak8: peak8AVX512VNNI, rq: rq,
+				narrow8: narrow8AVX512Go, widen8: widen8AVX512Go})
 		}
 	}
 	return l
@@ -128,3 +130,51 @@ func rqRowAVX512(dst, src *int64, n int, pre, mult, add, post int64, s uint, eve
 //
 //go:noescape
 func rqRow2AVX512(dst, src *int64, n int, pre, mult, add, post int64, s uint, even, lo, hi int64) bool
+
+// narrow8AVX512Go is Narrow8's loop with AVX-512 (narrow_amd64.s) at
+// strides 1 and 2, on the values up to a multiple of 8, and
+// narrow8Generic on the rest and at other strides.
+func narrow8AVX512Go(dst []int8, stride int, src []int64, lo, hi int64) bool {
+	n := len(src) &^ 7
+	ok := true
+	switch {
+	case n == 0 || stride > 2:
+		n = 0
+	case stride == 1:
+		ok = narrow8AVX512(&dst[0], &src[0], n, lo, hi)
+	default:
+		ok = narrow8x2AVX512(&dst[0], &src[0], n, lo, hi)
+	}
+	if n == len(src) {
+		return ok
+	}
+	return narrow8Generic(dst[stride*n:], stride, src[n:], lo, hi) && ok
+}
+
+// widen8AVX512Go is Widen8's loop with AVX-512 on the elements up to a
+// multiple of 8, and widen8Generic on the rest.
+func widen8AVX512Go(dst []int64, src []int8) {
+	n := len(src) &^ 7
+	if n > 0 {
+		widen8AVX512(&dst[0], &src[0], n)
+	}
+	widen8Generic(dst[n:], src[n:])
+}
+
+// narrow8AVX512 is narrow8Generic's loop on zmm for n values, a multiple
+// of 8, n ≥ 8, at stride 1 (narrow_amd64.s).
+//
+//go:noescape
+func narrow8AVX512(dst *int8, src *int64, n int, lo, hi int64) bool
+
+// narrow8x2AVX512 is narrow8AVX512 writing value i to dst[2i]; dst holds
+// at least 2n − 1 elements.
+//
+//go:noescape
+func narrow8x2AVX512(dst *int8, src *int64, n int, lo, hi int64) bool
+
+// widen8AVX512 is widen8Generic's loop on zmm for n elements, a multiple
+// of 8, n ≥ 8.
+//
+//go:noescape
+func widen8AVX512(dst *int64, src *int8, n int)

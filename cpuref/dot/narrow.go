@@ -1,0 +1,39 @@
+package dot
+
+// Narrow8 clamps each src[i] to [lo, hi] (lo ≤ hi), writes it to
+// dst[stride·i] as an int8 (stride ≥ 1; the elements between are left as
+// they are) and reports whether every clamped value fitted i8: the store
+// of a tensor kept at i8 width (integer-operators §3 Storage) with a
+// folded clamp or relu (§5.5) in the same pass. On false, dst holds
+// garbage where a value did not fit. dst holds at least
+// stride·(len(src) − 1) + 1 elements.
+func Narrow8(dst []int8, stride int, src []int64, lo, hi int64) bool {
+	if len(src) == 0 {
+		return true
+	}
+	return bestWide.narrow8(dst[:stride*(len(src)-1)+1], stride, src, lo, hi)
+}
+
+// Widen8 sets dst[i] = src[i] for every i < len(src); dst is at least as
+// long.
+func Widen8(dst []int64, src []int8) { bestWide.widen8(dst[:len(src)], src) }
+
+// narrow8Generic is Narrow8 in Go: v + 128 lies in [0, 255] exactly when v
+// fits i8 (for v past 2^63 − 129 the sum wraps below 0, which reads as a
+// large unsigned value), so its bits above the eighth are or'd together.
+func narrow8Generic(dst []int8, stride int, src []int64, lo, hi int64) bool {
+	var bad uint64
+	for i, v := range src {
+		v = min(max(v, lo), hi)
+		bad |= uint64(v+128) >> 8
+		dst[stride*i] = int8(v)
+	}
+	return bad == 0
+}
+
+// widen8Generic is Widen8 in Go.
+func widen8Generic(dst []int64, src []int8) {
+	for i, v := range src {
+		dst[i] = int64(v)
+	}
+}

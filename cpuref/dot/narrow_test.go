@@ -1,0 +1,114 @@
+package dot
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// forEachWide runs f with Narrow8 and Widen8 on each implementation that
+// has them.
+func forEachWide(t *testing.T, f func(t *testing.T)) {
+	saved := bestWide
+	defer func() { bestWide = saved }()
+	for _, im := range impls {
+		if im.narrow8 != nil {
+			bestWide = im
+			t.Run(im.Name, f)
+		}
+	}
+}
+
+// TestImplementationsWide: the AVX-512 loops are picked wherever the zmm
+// kernels are.
+func TestImplementationsWide(t *testing.T) {
+	want := "purego"
+	if l := wantImpls(); l[len(l)-1] != "avx2" {
+		want = l[len(l)-1]
+	}
+	if bestWide.Name != want {
+		t.Fatalf("Narrow8 runs %s, want %s", bestWide.Name, want)
+	}
+}
+
+// TestNarrow8 checks Narrow8 on 10^5 random rows (lengths 0 … 40, so that
+// every loop and its tail run; strides 1, 2 and 3) against the definition
+// written out: clamp to [lo, hi], then a value fits when −128 ≤ y ≤ 127,
+// stored at every stride-th element with those between untouched. Values
+// are drawn mostly at i8's ends and just past them, and at i64's.
+func TestNarrow8(t *testing.T) {
+	n := 100_000
+	if testing.Short() || raceEnabled {
+		n = 10_000
+	}
+	ends := []int64{-129, -128, -127, -1, 0, 1, 126, 127, 128, 255, 256, math.MinInt64, math.MaxInt64, math.MaxInt64 - 127, math.MaxInt64 - 128}
+	forEachWide(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(8, 8))
+		for range n {
+			src := make([]int64, r.IntN(41))
+			for i := range src {
+				if r.IntN(3) == 0 {
+					src[i] = int64(r.Uint64())
+				} else {
+					src[i] = ends[r.IntN(len(ends))] + int64(r.IntN(3)-1)*int64(r.IntN(2))
+				}
+			}
+			lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+			if r.IntN(2) == 0 {
+				lo, hi = ends[r.IntN(len(ends))], ends[r.IntN(len(ends))]
+				lo, hi = min(lo, hi), max(lo, hi)
+			}
+			stride := 1 + r.IntN(3)
+			dst := make([]int8, stride*len(src)+1)
+			for i := range dst {
+				dst[i] = 0x5a
+			}
+			got := Narrow8(dst, stride, src, lo, hi)
+			want := true
+			for i, v := range src {
+				y := min(max(v, lo), hi)
+				if y < -128 || y > 127 {
+					want = false
+				} else if dst[stride*i] != int8(y) {
+					t.Fatalf("stride %d, [%d, %d], %v: dst[%d] = %d, want %d", stride, lo, hi, src, stride*i, dst[stride*i], y)
+				}
+			}
+			if got != want {
+				t.Fatalf("stride %d, [%d, %d], %v: fitted %v, want %v", stride, lo, hi, src, got, want)
+			}
+			for i := range dst {
+				if i%stride != 0 || i >= stride*len(src) {
+					if dst[i] != 0x5a {
+						t.Fatalf("stride %d, %d values: dst[%d] written", stride, len(src), i)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestWiden8 checks Widen8 on every int8 value at each position of rows of
+// lengths 0 … 40.
+func TestWiden8(t *testing.T) {
+	forEachWide(t, func(t *testing.T) {
+		for m := range 41 {
+			for v := -128; v < 128; v++ {
+				src := make([]int8, m)
+				for i := range src {
+					src[i] = int8(v + i)
+				}
+				dst := make([]int64, m+1)
+				dst[m] = 77
+				Widen8(dst, src)
+				for i, e := range src {
+					if dst[i] != int64(e) {
+						t.Fatalf("%d elements from %d: dst[%d] = %d, want %d", m, v, i, dst[i], e)
+					}
+				}
+				if dst[m] != 77 {
+					t.Fatalf("%d elements: dst[%d] written", m, m)
+				}
+			}
+		}
+	})
+}

@@ -93,11 +93,8 @@ func extentOf(v val) (X uint64, nonneg bool) {
 	if v.i8 == nil {
 		return extent(v.Data)
 	}
-	lo, hi := int8(0), int8(0)
-	for _, e := range v.i8 {
-		lo, hi = min(lo, e), max(hi, e)
-	}
-	return uint64(max(-int(lo), int(hi))), lo >= 0
+	lo, hi := dot.Extent8(v.i8)
+	return uint64(max(0, -int(lo), int(hi))), lo >= 0
 }
 
 // storeRow applies post to the row src and stores it into dst[stride·i]

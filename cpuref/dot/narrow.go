@@ -18,6 +18,10 @@ func Narrow8(dst []int8, stride int, src []int64, lo, hi int64) bool {
 // long.
 func Widen8(dst []int64, src []int8) { bestWide.widen8(dst[:len(src)], src) }
 
+// Extent8 is the least and the greatest of src's elements, and 0, 0 for
+// none.
+func Extent8(src []int8) (lo, hi int8) { return bestWide.extent8(src) }
+
 // narrow8Generic is Narrow8 in Go: v + 128 lies in [0, 255] exactly when v
 // fits i8 (for v past 2^63 − 129 the sum wraps below 0, which reads as a
 // large unsigned value), so its bits above the eighth are or'd together.
@@ -36,4 +40,16 @@ func widen8Generic(dst []int64, src []int8) {
 	for i, v := range src {
 		dst[i] = int64(v)
 	}
+}
+
+// extent8Generic is Extent8 in Go.
+func extent8Generic(src []int8) (lo, hi int8) {
+	if len(src) == 0 {
+		return 0, 0
+	}
+	lo, hi = src[0], src[0]
+	for _, v := range src {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return lo, hi
 }

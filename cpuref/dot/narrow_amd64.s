@@ -3,7 +3,7 @@
 #include "textflag.h"
 
 // The AVX-512 loops of Narrow8 and Widen8 (narrow.go), eight elements a
-// step, n a multiple of 8.
+// step, n a multiple of 8, and of Extent8, 64 a step.
 //
 // narrow8: Z0 the sums, clamped to [Z13, Z14]; Z1 = y + 128 shifted right
 // by 8 (logically), or'd into Z7, which is zero at the end exactly when
@@ -95,5 +95,35 @@ loop3:
 	JMP       loop3
 
 done3:
+	VZEROUPPER
+	RET
+
+// func extent8AVX512(src *int8, n int, lo, hi *[64]int8)
+//
+// Z1 and Z2 start as the first 64 bytes and take each further 64 bytes'
+// vpminsb and vpmaxsb, lane by lane.
+TEXT ·extent8AVX512(SB), NOSPLIT, $0-32
+	MOVQ      src+0(FP), SI
+	MOVQ      n+8(FP), CX
+	VMOVDQU8  (SI), Z1
+	VMOVDQA64 Z1, Z2
+	ADDQ      $64, SI
+	SUBQ      $64, CX
+
+loop4:
+	CMPQ     CX, $64
+	JLT      done4
+	VMOVDQU8 (SI), Z0
+	VPMINSB  Z0, Z1, Z1
+	VPMAXSB  Z0, Z2, Z2
+	ADDQ     $64, SI
+	SUBQ     $64, CX
+	JMP      loop4
+
+done4:
+	MOVQ     lo+16(FP), DI
+	VMOVDQU8 Z1, (DI)
+	MOVQ     hi+24(FP), DI
+	VMOVDQU8 Z2, (DI)
 	VZEROUPPER
 	RET

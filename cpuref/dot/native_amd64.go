@@ -17,11 +17,11 @@ func native() []Impl {
 			rq = rqAVX512
 		}
 		l = append(l, Impl{Name: "avx512bw", mac16: asmMac(mac16AVX512BW), mac16x2: asmMacX2(mac16x2AVX512BW), peak: peakAVX512BW, rq: rq,
-			narrow8: narrow8AVX512Go, widen8: widen8AVX512Go})
+			narrow8: narrow8AVX512Go, widen8: widen8AVX512Go, extent8: extent8AVX512Go})
 		if cpu.X86.HasAVX512VNNI {
 			l = append(l, Impl{Name: "avx512vnni", mac16: asmMac(mac16AVX512VNNI), mac16x2: asmMacX2(mac16x2AVX512VNNI), peak: peakAVX512VNNI,
 				mac8: asmMac(mac8AVX512VNNI), mac8x2: asmMacX2(mac8x2AVX512VNNI), peak8: peak8AVX512VNNI, rq: rq,
-				narrow8: narrow8AVX512Go, widen8: widen8AVX512Go})
+				narrow8: narrow8AVX512Go, widen8: widen8AVX512Go, extent8: extent8AVX512Go})
 		}
 	}
 	return l
@@ -178,3 +178,28 @@ func narrow8x2AVX512(dst *int8, src *int64, n int, lo, hi int64) bool
 //
 //go:noescape
 func widen8AVX512(dst *int64, src *int8, n int)
+
+// extent8AVX512Go is Extent8 with AVX-512 on the elements up to a multiple
+// of 64, their 64 lanes' least and greatest then folded with the rest's.
+func extent8AVX512Go(src []int8) (lo, hi int8) {
+	n := len(src) &^ 63
+	if n == 0 {
+		return extent8Generic(src)
+	}
+	var l, h [64]int8
+	extent8AVX512(&src[0], n, &l, &h)
+	lo, _ = extent8Generic(l[:])
+	_, hi = extent8Generic(h[:])
+	if n < len(src) {
+		rlo, rhi := extent8Generic(src[n:])
+		lo, hi = min(lo, rlo), max(hi, rhi)
+	}
+	return lo, hi
+}
+
+// extent8AVX512 sets each lane k of lo and hi to the least and greatest
+// of src[k], src[k + 64], … over n elements, a multiple of 64, n ≥ 64
+// (narrow_amd64.s).
+//
+//go:noescape
+func extent8AVX512(src *int8, n int, lo, hi *[64]int8)

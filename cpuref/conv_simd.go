@@ -281,9 +281,26 @@ func packInput[E int16 | uint8, S int64 | int8](f *laneForm[E], xs []S, sh tenso
 	rowLen := sw * wq * per
 	total := nq * Hp * rowLen // ≤ limit < 2^31: int32 offsets hold it
 	pk := &packed[E]{data: getPacked[E](f.pool, total), rowLen: rowLen, n: n, hp: Hp, wq: wq, sw: sw}
+	// i8 values into int16 pairs at stride 1 go a channel pair's rows at a
+	// time through dot.Pair8.
+	pairs, _ := any(pk.data).([]int16)
+	bytes, _ := any(xs).([]int8)
+	byPair := pairs != nil && bytes != nil && sw == 1
 	// Channel groups go to separate goroutines: their channels interleave.
 	_ = parallelRows(0, nq, per*H*W, func(q0, q1 int) error {
 		for c := per * q0; c < min(C, per*q1); c++ {
+			if byPair { // c is even: per is 2
+				m := min(W, wq-pw)
+				for r := range H {
+					var b []int8
+					if c+1 < C {
+						b = bytes[((c+1)*H+r)*W:][:m]
+					}
+					dot.Pair8(pairs[((c/2*Hp+r+ph)*wq+pw)*2:], bytes[(c*H+r)*W:][:m], b)
+				}
+				c++
+				continue
+			}
 			for r := range H {
 				src := xs[(c*H+r)*W:][:W]
 				dst := pk.data[((c/per*Hp+r+ph)*sw)*wq*per+c%per:][:rowLen-c%per]

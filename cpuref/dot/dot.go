@@ -46,11 +46,13 @@ type Impl struct {
 	// rq is RQRowStrided's loop, with its constants formed (rqGeneric's
 	// contract); nil where the set has no 64-bit multiply.
 	rq func(dst []int64, stride int, src []int64, pre, mult, add, post int64, s uint, even, lo, hi int64) bool
-	// narrow8, widen8 and extent8 are Narrow8's, Widen8's and Extent8's
-	// loops (narrow.go), nil where the set has none of its own.
+	// narrow8, widen8, extent8 and pair8 are the loops of Narrow8,
+	// Widen8, Extent8 and Pair8 (narrow.go), nil where the set has none of
+	// its own.
 	narrow8 func(dst []int8, stride int, src []int64, lo, hi int64) bool
 	widen8  func(dst []int64, src []int8)
 	extent8 func(src []int8) (lo, hi int8)
+	pair8   func(dst []int16, a, b []int8)
 }
 
 // PeakRound is the number of 16-bit products one round of a peak loop forms.
@@ -59,6 +61,7 @@ const PeakRound = 128
 // generic is the pure-Go implementation, present in every build.
 var generic = Impl{
 	Name: "purego", peak: peakGeneric, rq: rqGeneric, narrow8: narrow8Generic, widen8: widen8Generic, extent8: extent8Generic,
+	pair8: pair8Generic,
 	mac16: mac16Generic, mac16x2: func(acc0, acc1 []int64, x []int16, off []int32, w []uint32, chunk int) {
 		rows2(mac16Generic, acc0, acc1, x, off, w, chunk)
 	},
@@ -82,7 +85,7 @@ func rows2[E int16 | uint8](mac func([]int64, []E, []int32, []uint32, int), acc0
 // impls lists the implementations this build has and this machine runs,
 // the pure one first; best is the last of them, the one the dispatcher
 // picked, best8 the last with a Mac8 kernel, bestRQ the last with an
-// rq loop and bestWide the last with Narrow8's, Widen8's and Extent8's.
+// rq loop and bestWide the last with the loops of narrow.go.
 var (
 	impls    = append([]Impl{generic}, native()...)
 	best     = impls[len(impls)-1]

@@ -22,6 +22,18 @@ func Widen8(dst []int64, src []int8) { bestWide.widen8(dst[:len(src)], src) }
 // none.
 func Extent8(src []int8) (lo, hi int8) { return bestWide.extent8(src) }
 
+// Pair8 interleaves two rows of i8 values into int16 pairs, the operand
+// form of Mac16 (Pair's order: a's value low, b's high): dst[2i] = a[i]
+// and dst[2i + 1] = b[i], or 0 for a nil b (a channel without a partner).
+// dst holds at least 2·len(a) elements, b at least len(a) when not nil.
+func Pair8(dst []int16, a, b []int8) {
+	if b == nil {
+		pair8Generic(dst[:2*len(a)], a, nil)
+		return
+	}
+	bestWide.pair8(dst[:2*len(a)], a, b[:len(a)])
+}
+
 // narrow8Generic is Narrow8 in Go: v + 128 lies in [0, 255] exactly when v
 // fits i8 (for v past 2^63 − 129 the sum wraps below 0, which reads as a
 // large unsigned value), so its bits above the eighth are or'd together.
@@ -52,4 +64,15 @@ func extent8Generic(src []int8) (lo, hi int8) {
 		lo, hi = min(lo, v), max(hi, v)
 	}
 	return lo, hi
+}
+
+// pair8Generic is Pair8 in Go.
+func pair8Generic(dst []int16, a, b []int8) {
+	for i, v := range a {
+		var w int8
+		if b != nil {
+			w = b[i]
+		}
+		dst[2*i], dst[2*i+1] = int16(v), int16(w)
+	}
 }

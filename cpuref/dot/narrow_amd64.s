@@ -3,7 +3,7 @@
 #include "textflag.h"
 
 // The AVX-512 loops of Narrow8 and Widen8 (narrow.go), eight elements a
-// step, n a multiple of 8, and of Extent8, 64 a step.
+// step, n a multiple of 8, of Extent8, 64 a step, and of Pair8, 16.
 //
 // narrow8: Z0 the sums, clamped to [Z13, Z14]; Z1 = y + 128 shifted right
 // by 8 (logically), or'd into Z7, which is zero at the end exactly when
@@ -125,5 +125,37 @@ done4:
 	VMOVDQU8 Z1, (DI)
 	MOVQ     hi+24(FP), DI
 	VMOVDQU8 Z2, (DI)
+	VZEROUPPER
+	RET
+
+// func pair8AVX512(dst *int16, a, b *int8, n int)
+//
+// Sixteen columns a step: a's bytes sign-extended to dwords (vpmovsxbd)
+// and masked to their low 16 bits, b's sign-extended and shifted up 16,
+// or'd: each dword is one Pair (a low, b high), stored in column order.
+TEXT ·pair8AVX512(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), DI
+	MOVQ         a+8(FP), SI
+	MOVQ         b+16(FP), DX
+	MOVQ         n+24(FP), CX
+	MOVL         $0xffff, AX
+	VPBROADCASTD AX, Z3
+
+loop5:
+	CMPQ      CX, $16
+	JLT       done5
+	VPMOVSXBD (SI), Z0
+	VPANDD    Z3, Z0, Z0
+	VPMOVSXBD (DX), Z1
+	VPSLLD    $16, Z1, Z1
+	VPORD     Z1, Z0, Z0
+	VMOVDQU32 Z0, (DI)
+	ADDQ      $16, SI
+	ADDQ      $16, DX
+	ADDQ      $64, DI
+	SUBQ      $16, CX
+	JMP       loop5
+
+done5:
 	VZEROUPPER
 	RET

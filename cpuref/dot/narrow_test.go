@@ -145,3 +145,37 @@ func TestExtent8(t *testing.T) {
 		}
 	})
 }
+
+// TestPair8 checks Pair8 on every i8 value in each column of rows of
+// lengths 0 … 40, with a partner row and without one, against Pair's
+// layout written out (a's value the low int16, b's the high).
+func TestPair8(t *testing.T) {
+	forEachWide(t, func(t *testing.T) {
+		for m := range 41 {
+			for v := -128; v < 128; v += 3 {
+				a, b := make([]int8, m), make([]int8, m)
+				for i := range a {
+					a[i], b[i] = int8(v+i), int8(-v-2*i)
+				}
+				for _, partner := range [][]int8{b, nil} {
+					dst := make([]int16, 2*m+1)
+					dst[2*m] = 77
+					Pair8(dst, a, partner)
+					for i := range a {
+						want := uint32(0)
+						if partner != nil {
+							want = uint32(uint16(int16(partner[i]))) << 16
+						}
+						want |= uint32(uint16(int16(a[i])))
+						if got := uint32(uint16(dst[2*i])) | uint32(uint16(dst[2*i+1]))<<16; got != want {
+							t.Fatalf("%d columns from %d, partner %v: column %d %#x, want %#x", m, v, partner != nil, i, got, want)
+						}
+					}
+					if dst[2*m] != 77 {
+						t.Fatalf("%d columns: dst[%d] written", m, 2*m)
+					}
+				}
+			}
+		}
+	})
+}

@@ -17,11 +17,11 @@ func native() []Impl {
 			rq = rqAVX512
 		}
 		l = append(l, Impl{Name: "avx512bw", mac16: asmMac(mac16AVX512BW), mac16x2: asmMacX2(mac16x2AVX512BW), peak: peakAVX512BW, rq: rq,
-			narrow8: narrow8AVX512Go, widen8: widen8AVX512Go, extent8: extent8AVX512Go})
+			narrow8: narrow8AVX512Go, widen8: widen8AVX512Go, extent8: extent8AVX512Go, pair8: pair8AVX512Go})
 		if cpu.X86.HasAVX512VNNI {
 			l = append(l, Impl{Name: "avx512vnni", mac16: asmMac(mac16AVX512VNNI), mac16x2: asmMacX2(mac16x2AVX512VNNI), peak: peakAVX512VNNI,
 				mac8: asmMac(mac8AVX512VNNI), mac8x2: asmMacX2(mac8x2AVX512VNNI), peak8: peak8AVX512VNNI, rq: rq,
-				narrow8: narrow8AVX512Go, widen8: widen8AVX512Go, extent8: extent8AVX512Go})
+				narrow8: narrow8AVX512Go, widen8: widen8AVX512Go, extent8: extent8AVX512Go, pair8: pair8AVX512Go})
 		}
 	}
 	return l
@@ -203,3 +203,19 @@ func extent8AVX512Go(src []int8) (lo, hi int8) {
 //
 //go:noescape
 func extent8AVX512(src *int8, n int, lo, hi *[64]int8)
+
+// pair8AVX512Go is Pair8 with AVX-512 on the columns up to a multiple of
+// 16, and pair8Generic on the rest.
+func pair8AVX512Go(dst []int16, a, b []int8) {
+	n := len(a) &^ 15
+	if n > 0 {
+		pair8AVX512(&dst[0], &a[0], &b[0], n)
+	}
+	pair8Generic(dst[2*n:], a[n:], b[n:])
+}
+
+// pair8AVX512 is pair8Generic's loop on zmm for n columns, a multiple of
+// 16, n ≥ 16, b not nil (narrow_amd64.s).
+//
+//go:noescape
+func pair8AVX512(dst *int16, a, b *int8, n int)

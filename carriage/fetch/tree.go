@@ -20,7 +20,7 @@ import (
 // InFlight is the most range requests FetchTree has open at once for m
 // sources: two per source, at least 4 and at most 16. Each holds a 256 KiB
 // copy buffer and one 16-chunk group, never a whole piece; the in-order
-// SHA-256 reads the file's pages where they lie.
+// SHA-256 reads the file back through one buffer of its own (sumInOrder).
 func InFlight(m int) int { return min(max(4, 2*m), 16) }
 
 // copyBuf is each request's read buffer.

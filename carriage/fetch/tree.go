@@ -14,14 +14,13 @@ import (
 	"github.com/waiops/waiops/carriage"
 	"github.com/waiops/waiops/carriage/store"
 	"github.com/waiops/waiops/carriage/tree"
-	"github.com/waiops/waiops/internal/mapped"
 	"github.com/waiops/waiops/refusal"
 )
 
 // InFlight is the most range requests FetchTree has open at once for m
 // sources: two per source, at least 4 and at most 16. Each holds a 256 KiB
 // copy buffer and one 16-chunk group, never a whole piece; the in-order
-// SHA-256 reads the file's pages where they lie.
+// SHA-256 reads the file back through one buffer of its own (sumInOrder).
 func InFlight(m int) int { return min(max(4, 2*m), 16) }
 
 // copyBuf is each request's read buffer.
@@ -323,36 +322,41 @@ func (o *runOut) Write(b []byte) (int, error) {
 	return total, nil
 }
 
+// sumBuf is the most bytes sumInOrder reads at once: enough to make each
+// read's system call cheap beside its copy, few enough that what it reads
+// is still in the cache when it is hashed.
+const sumBuf = 256 << 10
+
 // sumInOrder hashes the set's pieces in order as they are verified (the
-// indices verified sends), reading each from t's pages (from t itself where
-// no mapping is made), and returns the SHA-256 once every piece is hashed:
-// nil when verified closes first or the file cannot be read. A verified
-// piece is never written again, so its pages hold it.
+// indices verified sends), reading them back from t, and returns the
+// SHA-256 once every piece is hashed: nil when verified closes first or the
+// file cannot be read. A verified piece is never written again, so the
+// file holds it. The pieces verified in a row are read together, sumBuf
+// bytes at a time: a read into a small buffer the hash then takes while
+// it is in the cache costs less than faulting the file's pages into a
+// mapping, and does not contend with the writers for the address space.
 func sumInOrder(h *tree.Head, t *store.Temp, verified <-chan int) []byte {
 	sum := sha256.New()
 	done := make([]bool, len(h.Values))
-	m, _ := mapped.Open(t.File, int64(h.Length))
-	if m != nil {
-		defer m.Close()
-	}
-	var buf []byte
+	buf := make([]byte, sumBuf)
+	var hashed uint64 // the bytes hashed, all of pieces [0, next)
 	next, failed := 0, false
-	for i := range verified {
+	for i := range verified { // drained to its close even after a failure
 		done[i] = true
-		for !failed && next < len(done) && done[next] {
-			off, n := h.Piece(next)
-			if m != nil {
-				sum.Write(m.Bytes()[off : off+n])
-				m.Release(int(off + n))
-			} else {
-				if buf == nil {
-					buf = make([]byte, min(tree.PieceSize(h.G), 1<<20))
-				}
-				if _, err := io.CopyBuffer(sum, io.NewSectionReader(t, int64(off), int64(n)), buf); err != nil {
-					failed = true
-				}
-			}
+		for next < len(done) && done[next] {
 			next++
+		}
+		end := h.Length
+		if next < len(done) {
+			end, _ = h.Piece(next)
+		}
+		for !failed && hashed < end {
+			b := buf[:min(uint64(len(buf)), end-hashed)]
+			if _, err := t.ReadAt(b, int64(hashed)); err != nil {
+				failed = true
+			}
+			sum.Write(b)
+			hashed += uint64(len(b))
 		}
 	}
 	if failed || next < len(done) {

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"reflect"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/waiops/waiops/carriage"
+	"github.com/waiops/waiops/carriage/store"
 	"github.com/waiops/waiops/carriage/tree"
 )
 
@@ -249,5 +251,60 @@ func TestTreeSealed(t *testing.T) {
 	var out bytes.Buffer
 	if _, err := carriage.Open(bytes.NewReader(sealed.Bytes()), int64(sealed.Len()), carriage.Keys{kid: key}, &out); err != nil || !bytes.Equal(out.Bytes(), plain) {
 		t.Errorf("open: %v", err)
+	}
+}
+
+// TestSumInOrder: the set's SHA-256 from its file whatever order its pieces
+// verify in: 33 pieces of 64 KiB (g 6, the last 123 bytes), verified last
+// to first (the whole set read in one catch-up, many reads of sumBuf), in
+// a shuffled order, and in order; a file that cannot be read gives nil,
+// and every index sent is still taken (the workers never block).
+func TestSumInOrder(t *testing.T) {
+	s := set(32<<16+123, 29)
+	h, err := tree.Write(bytes.NewReader(s), 6, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Values) != 33 {
+		t.Fatalf("%d pieces, want 33", len(h.Values))
+	}
+	tmp, err := store.Store(t.TempDir()).Create()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tmp.Discard()
+	if _, err := tmp.Write(s); err != nil {
+		t.Fatal(err)
+	}
+	sum := func(order []int) []byte {
+		v := make(chan int) // unbuffered: each send waits for sumInOrder
+		got := make(chan []byte, 1)
+		go func() { got <- sumInOrder(h, tmp, v) }()
+		for _, i := range order {
+			v <- i
+		}
+		close(v)
+		return <-got
+	}
+	want := sha256.Sum256(s)
+	inOrder := make([]int, len(h.Values))
+	for i := range inOrder {
+		inOrder[i] = i
+	}
+	reversed := slices.Clone(inOrder)
+	slices.Reverse(reversed)
+	shuffled := slices.Clone(inOrder)
+	rand.New(rand.NewPCG(5, 7)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	for _, order := range [][]int{reversed, shuffled, inOrder} {
+		if got := sum(order); !bytes.Equal(got, want[:]) {
+			t.Errorf("order %v: %x, want %x", order, got, want)
+		}
+	}
+	if got := sum(inOrder[:32]); got != nil {
+		t.Errorf("the last piece never verified: %x, want nil", got)
+	}
+	tmp.Close()
+	if got := sum(inOrder); got != nil {
+		t.Errorf("a closed file: %x, want nil", got)
 	}
 }

@@ -1,12 +1,9 @@
 // Package mapped maps a file's bytes read-only, where the system can, so
 // that a large file is read through the page cache as it is touched
-// instead of being copied into the heap: a dcz predecessor (package dcz),
-// a fetched tree's temporary file while its SHA-256 is computed (package
-// fetch).
+// instead of being copied into the heap: a dcz predecessor (package dcz).
 //
 // The file must not shrink while it is mapped (a touch past its end
-// faults): the store's resources are never written once committed, and a
-// tree's temporary file is sized before it is mapped.
+// faults): the store's resources are never written once committed.
 package mapped
 
 import (
@@ -40,11 +37,6 @@ func Open(f *os.File, n int64) (*Map, error) {
 
 // Bytes are the mapped bytes; they stay valid until Close.
 func (m *Map) Bytes() []byte { return m.b }
-
-// Release gives back the mapping's pages below end, which the caller has
-// read for the last time, so that they stop counting as the process's
-// resident memory (they stay in the page cache, the file's).
-func (m *Map) Release(end int) { release(m.b, end) }
 
 // Close unmaps the bytes.
 func (m *Map) Close() error {

@@ -10,5 +10,3 @@ import (
 func mapFile(*os.File, int) ([]byte, error) { return nil, errors.ErrUnsupported }
 
 func unmap([]byte) error { return nil }
-
-func release([]byte, int) {}

@@ -13,10 +13,3 @@ func mapFile(f *os.File, n int) ([]byte, error) {
 }
 
 func unmap(b []byte) error { return unix.Munmap(b) }
-
-func release(b []byte, end int) {
-	page := os.Getpagesize()
-	if end -= end % page; end > 0 {
-		unix.Madvise(b[:end], unix.MADV_DONTNEED)
-	}
-}

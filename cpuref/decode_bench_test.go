@@ -44,3 +44,8 @@ func BenchmarkDecodeElementwise(b *testing.B) {
 func BenchmarkDecodeSynth4(b *testing.B) {
 	benchDecode(b, bench.Sweep{SynthSides: []int{16}, Ops: []string{"graph_synth4"}})
 }
+
+// BenchmarkDecodeBmshj is bench's bmshj2018 network from its 32×48 latent.
+func BenchmarkDecodeBmshj(b *testing.B) {
+	benchDecode(b, bench.Sweep{BmshjSides: []int{32}, Ops: []string{"bmshj2018"}})
+}

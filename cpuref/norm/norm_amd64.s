@@ -109,13 +109,19 @@ tdone512:
 	RET
 
 // termsHi (PackHi's form). The same blocks and groups as termsAVX512,
-// with 16-bit lanes: a block's 32 x2 are narrowed to words (vpmovdw: each
-// is below 2^15) and, for each row, vpmulhw against the broadcast γ' =
-// γ·2^(16−gf) gives the 32 floored terms ⌊x2·γ'/2^16⌋ = ⌊γ·x2/2^gf⌋ in one
-// instruction; vpaddw sums them in the row's word lanes for at most chunk
-// input rows, where PackHi's chunk keeps every such partial sum in i16 (so
-// no lane wraps), and then each word lane is sign-extended and added into
-// the row's dword lanes (Z0–Z7, as in termsAVX512), which start at β.
+// with 16-bit lanes: a block's 32 x2 are narrowed to words by one
+// vpackssdw (exact: each is below 2^15) and, for each row, vpmulhw against
+// the broadcast γ' = γ·2^(16−gf) gives the 32 floored terms ⌊x2·γ'/2^16⌋
+// = ⌊γ·x2/2^gf⌋ in one instruction; vpaddw sums them in the row's word
+// lanes for at most chunk input rows, where PackHi's chunk keeps every
+// such partial sum in i16 (so no lane wraps), and then each word lane is
+// sign-extended and added into the row's dword lanes (Z0–Z7, as in
+// termsAVX512), which start at β. The pack leaves the words in its own
+// order, each 128-bit lane holding four columns of the low 16 and then
+// the same four of the high 16; every column is summed apart, so the
+// order matters only at the widening, where vpunpck[lh]wd of a word lane
+// with itself and a shift right by 16 give the sign-extended words of the
+// low and of the high 16 columns, each back in column order.
 //
 // Registers as termsAVX512's, and:
 //	R11  input rows left in this chunk
@@ -130,14 +136,15 @@ tdone512:
 	VPMULHW      Z8, Z13, Z10; \
 	VPADDW       Z10, a, a
 
-// WIDENW adds word lanes a (ay its low half: columns 0–15) into dword
-// lanes lo (columns 0–15) and hi (16–31).
-#define WIDENW(a, ay, lo, hi) \
-	VPMOVSXWD     ay, Z10; \
-	VPADDD        Z10, lo, lo; \
-	VEXTRACTI64X4 $1, a, Y11; \
-	VPMOVSXWD     Y11, Z11; \
-	VPADDD        Z11, hi, hi
+// WIDENW adds word lanes a, in the pack's order, into dword lanes lo
+// (columns 0–15) and hi (16–31).
+#define WIDENW(a, lo, hi) \
+	VPUNPCKLWD a, a, Z10; \
+	VPSRAD     $16, Z10, Z10; \
+	VPADDD     Z10, lo, lo; \
+	VPUNPCKHWD a, a, Z11; \
+	VPSRAD     $16, Z11, Z11; \
+	VPADDD     Z11, hi, hi
 
 // func termsHiAVX512(n, x2, gam, beta *int32, groups, c, m, chunk int)
 TEXT ·termsHiAVX512(SB), NOSPLIT, $0-64
@@ -182,11 +189,8 @@ hchunk:
 	VPXORD  Z19, Z19, Z19
 
 htap:
-	VMOVDQU32    (R12), Z8
-	VMOVDQU32    64(R12), Z9
-	VPMOVDW      Z8, Y8
-	VPMOVDW      Z9, Y9
-	VINSERTI64X4 $1, Y9, Z8, Z8
+	VMOVDQU32 (R12), Z8
+	VPACKSSDW 64(R12), Z8, Z8
 	HTERM(0, Z16)
 	HTERM(4, Z17)
 	HTERM(8, Z18)
@@ -196,10 +200,10 @@ htap:
 	DECQ         R11
 	JNZ          htap
 
-	WIDENW(Z16, Y16, Z0, Z1)
-	WIDENW(Z17, Y17, Z2, Z3)
-	WIDENW(Z18, Y18, Z4, Z5)
-	WIDENW(Z19, Y19, Z6, Z7)
+	WIDENW(Z16, Z0, Z1)
+	WIDENW(Z17, Z2, Z3)
+	WIDENW(Z18, Z4, Z5)
+	WIDENW(Z19, Z6, Z7)
 	TESTQ R14, R14
 	JNZ   hchunk
 

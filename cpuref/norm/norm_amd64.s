@@ -458,7 +458,7 @@ tdone2:
 //	R10  steps left in this block's isqrt
 //	X11  k            X12  frac        Z14/Y14  zero
 //	Z13  4^(bits−3) in dwords          Z17  4^(w−1) in words
-//	Z15  isqrt4·2^k   Z16  its squares·2^k
+//	Z15  isqrt4·2^k   Z16  its squares·2^k   Z18, Z19  spread
 //	Y13  the top bit 2^(bits−1) (AVX2)
 
 // RESTORE(op, res, t, k) is step s of the restoring method in the dword
@@ -485,12 +485,12 @@ tdone2:
 	VPERMD  Z16, Z3, Z3; \
 	VPSUBD  Z3, op, op
 
-// OUT512(r, y, o) writes ⌊x·r / 2^frac⌋ for the 16 lanes of r (y its
-// low half), at byte o of x and out.
-#define OUT512(r, y, o) \
-	VPMOVZXDQ     y, Z5; \
-	VEXTRACTI64X4 $1, r, Y6; \
-	VPMOVZXDQ     Y6, Z6; \
+// OUT512(r, o) writes ⌊x·r / 2^frac⌋ for the 16 lanes of r, at byte o of
+// x and out: vpermd with spread puts r's lanes 0–7, then 8–15, in the low
+// dwords of eight qwords, the only halves vpmuldq reads.
+#define OUT512(r, o) \
+	VPERMD        r, Z18, Z5; \
+	VPERMD        r, Z19, Z6; \
 	VPMULDQ       o(SI), Z5, Z5; \
 	VPMULDQ       o+64(SI), Z6, Z6; \
 	VPSRAQ        X12, Z5, Z5; \
@@ -533,6 +533,26 @@ DATA isqrt4<>+120(SB)/4, $9
 DATA isqrt4<>+124(SB)/4, $9
 GLOBL isqrt4<>(SB), RODATA|NOPTR, $128
 
+// spread is the vpermd indexes 0, 0, 1, 1, …, 15, 15: entries 0–15 copy
+// dwords 0–7 into both halves of eight qwords, entries 16–31 dwords 8–15.
+DATA spread<>+0(SB)/8, $0x0000000000000000
+DATA spread<>+8(SB)/8, $0x0000000100000001
+DATA spread<>+16(SB)/8, $0x0000000200000002
+DATA spread<>+24(SB)/8, $0x0000000300000003
+DATA spread<>+32(SB)/8, $0x0000000400000004
+DATA spread<>+40(SB)/8, $0x0000000500000005
+DATA spread<>+48(SB)/8, $0x0000000600000006
+DATA spread<>+56(SB)/8, $0x0000000700000007
+DATA spread<>+64(SB)/8, $0x0000000800000008
+DATA spread<>+72(SB)/8, $0x0000000900000009
+DATA spread<>+80(SB)/8, $0x0000000a0000000a
+DATA spread<>+88(SB)/8, $0x0000000b0000000b
+DATA spread<>+96(SB)/8, $0x0000000c0000000c
+DATA spread<>+104(SB)/8, $0x0000000d0000000d
+DATA spread<>+112(SB)/8, $0x0000000e0000000e
+DATA spread<>+120(SB)/8, $0x0000000f0000000f
+GLOBL spread<>(SB), RODATA|NOPTR, $128
+
 // func rootAVX512(out, x *int64, n *int32, cnt int, frac uint64, bits int)
 TEXT ·rootAVX512(SB), NOSPLIT, $0-48
 	MOVQ out+0(FP), DI
@@ -574,6 +594,8 @@ TEXT ·rootAVX512(SB), NOSPLIT, $0-48
 	VMOVDQU32 isqrt4<>+64(SB), Z16
 	VPSLLD    X11, Z15, Z15
 	VPSLLD    X11, Z16, Z16
+	VMOVDQU32 spread<>(SB), Z18
+	VMOVDQU32 spread<>+64(SB), Z19
 	VPXORD    Z14, Z14, Z14
 
 rblock512:
@@ -614,8 +636,8 @@ rwbit512:
 	VPUNPCKLWD Z14, Z1, Z1
 
 rout512:
-	OUT512(Z1, Y1, 0)
-	OUT512(Z8, Y8, 128)
+	OUT512(Z1, 0)
+	OUT512(Z8, 128)
 	ADDQ $128, R8
 	ADDQ $256, SI
 	ADDQ $256, DI

@@ -204,7 +204,8 @@ func Terms(n, x2 []int32, p *Packed, m int, gf uint) bool {
 //	out[t] = ⌊x[t]·isqrt(max(0, n[t])) / 2^frac⌋
 //
 // for n[t] < 2^(2·bits), 1 ≤ bits ≤ 16, so that r = isqrt(n[t]) < 2^bits
-// is found bit by bit from bit bits − 1 down (isqrtBits), and every x[t]
+// is settled bit by bit from bit bits − 1 down (isqrtBits; the AVX-512
+// kernel by the restoring method, norm_amd64.s), and every x[t]
 // in i32. Then |x·r| < 2^47: the product is formed in 64 bits and a shift
 // by frac ≥ 63 gives its sign, its floor; the kernels shift by min(frac,
 // 63). It returns false, and changes nothing, when len(x) or len(n)

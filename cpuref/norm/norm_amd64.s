@@ -109,13 +109,19 @@ tdone512:
 	RET
 
 // termsHi (PackHi's form). The same blocks and groups as termsAVX512,
-// with 16-bit lanes: a block's 32 x2 are narrowed to words (vpmovdw: each
-// is below 2^15) and, for each row, vpmulhw against the broadcast γ' =
-// γ·2^(16−gf) gives the 32 floored terms ⌊x2·γ'/2^16⌋ = ⌊γ·x2/2^gf⌋ in one
-// instruction; vpaddw sums them in the row's word lanes for at most chunk
-// input rows, where PackHi's chunk keeps every such partial sum in i16 (so
-// no lane wraps), and then each word lane is sign-extended and added into
-// the row's dword lanes (Z0–Z7, as in termsAVX512), which start at β.
+// with 16-bit lanes: a block's 32 x2 are narrowed to words by one
+// vpackssdw (exact: each is below 2^15) and, for each row, vpmulhw against
+// the broadcast γ' = γ·2^(16−gf) gives the 32 floored terms ⌊x2·γ'/2^16⌋
+// = ⌊γ·x2/2^gf⌋ in one instruction; vpaddw sums them in the row's word
+// lanes for at most chunk input rows, where PackHi's chunk keeps every
+// such partial sum in i16 (so no lane wraps), and then each word lane is
+// sign-extended and added into the row's dword lanes (Z0–Z7, as in
+// termsAVX512), which start at β. The pack leaves the words in its own
+// order, each 128-bit lane holding four columns of the low 16 and then
+// the same four of the high 16; every column is summed apart, so the
+// order matters only at the widening, where vpunpck[lh]wd of a word lane
+// with itself and a shift right by 16 give the sign-extended words of the
+// low and of the high 16 columns, each back in column order.
 //
 // Registers as termsAVX512's, and:
 //	R11  input rows left in this chunk
@@ -130,14 +136,15 @@ tdone512:
 	VPMULHW      Z8, Z13, Z10; \
 	VPADDW       Z10, a, a
 
-// WIDENW adds word lanes a (ay its low half: columns 0–15) into dword
-// lanes lo (columns 0–15) and hi (16–31).
-#define WIDENW(a, ay, lo, hi) \
-	VPMOVSXWD     ay, Z10; \
-	VPADDD        Z10, lo, lo; \
-	VEXTRACTI64X4 $1, a, Y11; \
-	VPMOVSXWD     Y11, Z11; \
-	VPADDD        Z11, hi, hi
+// WIDENW adds word lanes a, in the pack's order, into dword lanes lo
+// (columns 0–15) and hi (16–31).
+#define WIDENW(a, lo, hi) \
+	VPUNPCKLWD a, a, Z10; \
+	VPSRAD     $16, Z10, Z10; \
+	VPADDD     Z10, lo, lo; \
+	VPUNPCKHWD a, a, Z11; \
+	VPSRAD     $16, Z11, Z11; \
+	VPADDD     Z11, hi, hi
 
 // func termsHiAVX512(n, x2, gam, beta *int32, groups, c, m, chunk int)
 TEXT ·termsHiAVX512(SB), NOSPLIT, $0-64
@@ -182,11 +189,8 @@ hchunk:
 	VPXORD  Z19, Z19, Z19
 
 htap:
-	VMOVDQU32    (R12), Z8
-	VMOVDQU32    64(R12), Z9
-	VPMOVDW      Z8, Y8
-	VPMOVDW      Z9, Y9
-	VINSERTI64X4 $1, Y9, Z8, Z8
+	VMOVDQU32 (R12), Z8
+	VPACKSSDW 64(R12), Z8, Z8
 	HTERM(0, Z16)
 	HTERM(4, Z17)
 	HTERM(8, Z18)
@@ -196,10 +200,10 @@ htap:
 	DECQ         R11
 	JNZ          htap
 
-	WIDENW(Z16, Y16, Z0, Z1)
-	WIDENW(Z17, Y17, Z2, Z3)
-	WIDENW(Z18, Y18, Z4, Z5)
-	WIDENW(Z19, Y19, Z6, Z7)
+	WIDENW(Z16, Z0, Z1)
+	WIDENW(Z17, Z2, Z3)
+	WIDENW(Z18, Z4, Z5)
+	WIDENW(Z19, Z6, Z7)
 	TESTQ R14, R14
 	JNZ   hchunk
 
@@ -406,34 +410,87 @@ tdone2:
 	VZEROUPPER
 	RET
 
-// Root. Per element, v = max(0, N) and r = isqrt(v) bit by bit (norm.go's
-// isqrtBits, lane for lane): from the bit 2^(bits−1) down, the candidate
-// c = r | bit is kept where c² ≤ v. c < 2^16, so c² < 2^32 is exact in an
-// unsigned dword and compared unsigned. Then the low dword of x (x itself:
-// x ∈ i32) times r is one signed 32 × 32 → 64 product (vpmuldq; |x·r| <
-// 2^47), shifted right arithmetically by frac ≤ 63: the floor (§2). AVX2
-// has no 64-bit arithmetic shift; it takes ~(~p >> frac) for p < 0, the
-// same floor. Two independent vectors go at once, so one isqrt chain's
-// multiply latency hides the other's.
+// Root. Per element, v = max(0, N) and r = isqrt(v) (§2). The AVX-512
+// kernel settles r by the restoring digit-by-digit method, with no
+// multiply; the AVX2 one bit by bit as norm.go's isqrtBits (see ISQRT2).
+// Then the low dword of x (x itself: x ∈ i32) times r is one signed
+// 32 × 32 → 64 product (vpmuldq; |x·r| < 2^47), shifted right
+// arithmetically by frac ≤ 63: the floor (§2). AVX2 has no 64-bit
+// arithmetic shift; it takes ~(~p >> frac) for p < 0, the same floor. Two
+// independent vectors go at once, so that one chain's latency hides the
+// other's.
+//
+// The restoring method. Let R be the root's bits settled so far, those
+// above bit s, op = v − R² and res = R·2^(s+1). Step s keeps the bit 2^s
+// when (R + 2^s)² ≤ v, that is when op ≥ 2·R·2^s + 4^s = res + 4^s = t;
+// then op −= t and R += 2^s. The next step's res is R'·2^s: res/2 + 4^s
+// where the bit was kept, res/2 where not (res is even). After step 0,
+// res = R·2^0 = r: the bits are those isqrtBits settles, the largest
+// r < 2^bits with r² ≤ v, which for v < 2^(2·bits) is isqrt(v). A step is
+// five instructions a vector (t, the compare, the masked subtract from
+// op, the shift of res, the masked add to it) and one shared (4^s, shifted
+// down by two).
+//
+// Widths. R ≤ isqrt(v) < R + 2^(s+1) and R ≤ 2^bits − 2^(s+1) before step
+// s, so op < (R + 2^(s+1))² − R² ≤ 2^(bits+s+2) − 4^(s+1), res < 2^(bits+s+1)
+// and t = (R + 2^s)² − R² < 2^(bits+s+1). With bits ≤ 16 and s < bits,
+// every one is below 2^32 and exact in an unsigned dword, compared
+// unsigned. For s ≤ 14 − bits every one is below 2^16: those steps (the
+// last w = min(bits − 2, 15 − bits) of them, where positive) run in
+// unsigned word lanes, the two vectors' op and res packed into one
+// (vpackusdw, exact: each is below 2^16) and res unpacked after
+// (vpunpck[lh]wd with zero, which undoes the pack's lane order), so that
+// a step is half the instructions an element.
+//
+// The top two bits come from a table instead of two steps. With k =
+// 2·bits − 4, the top four bits of v's 2·bits, i = ⌊v / 2^k⌋ < 16, have
+// isqrt(i) = ⌊isqrt(v) / 2^(bits−2)⌋ (the floor of the root of a floor is
+// the floor of the root: ⌊√⌊v/4^j⌋⌋ = ⌊√v / 2^j⌋ for j = bits − 2), which
+// is R after the steps bits − 1 and bits − 2. One vpermd from isqrt4 and
+// one from its squares, both shifted up by k, give res = R·2^(bits−2) =
+// isqrt(i)·2^k and R² = isqrt(i)²·2^k (9·2^28 < 2^32 at most): the state
+// before step bits − 3, from which bits − 2 steps remain. For bits ≤ 2, k
+// = 0 and i = v < 16 with isqrt(i) the whole root: no step remains.
 //
 // Registers of root*:
 //	DI   out          SI   x           R8   n          R12  elements left
-//	R9   bits         R10  bits left in this block's isqrt
-//	X12  frac         Z13/Y13  the top bit 2^(bits−1)   Z14/Y14  zero
+//	R9   dword steps (AVX-512), bits (AVX2)    R14  word steps
+//	R10  steps left in this block's isqrt
+//	X11  k            X12  frac        Z14/Y14  zero
+//	Z13  4^(bits−3) in dwords          Z17  4^(w−1) in words
+//	Z15  isqrt4·2^k   Z16  its squares·2^k   Z18, Z19  spread
+//	Y13  the top bit 2^(bits−1) (AVX2)
 
-// ISQRT512(v, r, c, sq, k) settles one bit of r in the lanes of v.
-#define ISQRT512(v, r, c, sq, k) \
-	VPORD     Z2, r, c; \
-	VPMULLD   c, c, sq; \
-	VPCMPUD   $2, v, sq, k; \
-	VMOVDQA32 c, k, r
+// RESTORE(op, res, t, k) is step s of the restoring method in the dword
+// lanes of op, with Z2 = 4^s; it leaves res shifted for step s − 1.
+#define RESTORE(op, res, t, k) \
+	VPADDD  Z2, res, t; \
+	VPCMPUD $5, t, op, k; \
+	VPSUBD  t, op, k, op; \
+	VPSRLD  $1, res, res; \
+	VPADDD  Z2, res, k, res
 
-// OUT512(r, y, o) writes ⌊x·r / 2^frac⌋ for the 16 lanes of r (y its
-// low half), at byte o of x and out.
-#define OUT512(r, y, o) \
-	VPMOVZXDQ     y, Z5; \
-	VEXTRACTI64X4 $1, r, Y6; \
-	VPMOVZXDQ     Y6, Z6; \
+// RESTOREW is RESTORE in word lanes.
+#define RESTOREW(op, res, t, k) \
+	VPADDW  Z2, res, t; \
+	VPCMPUW $5, t, op, k; \
+	VPSUBW  t, op, k, op; \
+	VPSRLW  $1, res, res; \
+	VPADDW  Z2, res, k, res
+
+// SEED(op, res) sets res and op for step bits − 3 from the table.
+#define SEED(op, res) \
+	VPSRLD  X11, op, Z3; \
+	VPERMD  Z15, Z3, res; \
+	VPERMD  Z16, Z3, Z3; \
+	VPSUBD  Z3, op, op
+
+// OUT512(r, o) writes ⌊x·r / 2^frac⌋ for the 16 lanes of r, at byte o of
+// x and out: vpermd with spread puts r's lanes 0–7, then 8–15, in the low
+// dwords of eight qwords, the only halves vpmuldq reads.
+#define OUT512(r, o) \
+	VPERMD        r, Z18, Z5; \
+	VPERMD        r, Z19, Z6; \
 	VPMULDQ       o(SI), Z5, Z5; \
 	VPMULDQ       o+64(SI), Z6, Z6; \
 	VPSRAQ        X12, Z5, Z5; \
@@ -441,19 +498,105 @@ tdone2:
 	VMOVDQU64     Z5, o(DI); \
 	VMOVDQU64     Z6, o+64(DI)
 
+// isqrt4 is isqrt(i) for i < 16, then its square.
+DATA isqrt4<>+0(SB)/4, $0
+DATA isqrt4<>+4(SB)/4, $1
+DATA isqrt4<>+8(SB)/4, $1
+DATA isqrt4<>+12(SB)/4, $1
+DATA isqrt4<>+16(SB)/4, $2
+DATA isqrt4<>+20(SB)/4, $2
+DATA isqrt4<>+24(SB)/4, $2
+DATA isqrt4<>+28(SB)/4, $2
+DATA isqrt4<>+32(SB)/4, $2
+DATA isqrt4<>+36(SB)/4, $3
+DATA isqrt4<>+40(SB)/4, $3
+DATA isqrt4<>+44(SB)/4, $3
+DATA isqrt4<>+48(SB)/4, $3
+DATA isqrt4<>+52(SB)/4, $3
+DATA isqrt4<>+56(SB)/4, $3
+DATA isqrt4<>+60(SB)/4, $3
+DATA isqrt4<>+64(SB)/4, $0
+DATA isqrt4<>+68(SB)/4, $1
+DATA isqrt4<>+72(SB)/4, $1
+DATA isqrt4<>+76(SB)/4, $1
+DATA isqrt4<>+80(SB)/4, $4
+DATA isqrt4<>+84(SB)/4, $4
+DATA isqrt4<>+88(SB)/4, $4
+DATA isqrt4<>+92(SB)/4, $4
+DATA isqrt4<>+96(SB)/4, $4
+DATA isqrt4<>+100(SB)/4, $9
+DATA isqrt4<>+104(SB)/4, $9
+DATA isqrt4<>+108(SB)/4, $9
+DATA isqrt4<>+112(SB)/4, $9
+DATA isqrt4<>+116(SB)/4, $9
+DATA isqrt4<>+120(SB)/4, $9
+DATA isqrt4<>+124(SB)/4, $9
+GLOBL isqrt4<>(SB), RODATA|NOPTR, $128
+
+// spread is the vpermd indexes 0, 0, 1, 1, …, 15, 15: entries 0–15 copy
+// dwords 0–7 into both halves of eight qwords, entries 16–31 dwords 8–15.
+DATA spread<>+0(SB)/8, $0x0000000000000000
+DATA spread<>+8(SB)/8, $0x0000000100000001
+DATA spread<>+16(SB)/8, $0x0000000200000002
+DATA spread<>+24(SB)/8, $0x0000000300000003
+DATA spread<>+32(SB)/8, $0x0000000400000004
+DATA spread<>+40(SB)/8, $0x0000000500000005
+DATA spread<>+48(SB)/8, $0x0000000600000006
+DATA spread<>+56(SB)/8, $0x0000000700000007
+DATA spread<>+64(SB)/8, $0x0000000800000008
+DATA spread<>+72(SB)/8, $0x0000000900000009
+DATA spread<>+80(SB)/8, $0x0000000a0000000a
+DATA spread<>+88(SB)/8, $0x0000000b0000000b
+DATA spread<>+96(SB)/8, $0x0000000c0000000c
+DATA spread<>+104(SB)/8, $0x0000000d0000000d
+DATA spread<>+112(SB)/8, $0x0000000e0000000e
+DATA spread<>+120(SB)/8, $0x0000000f0000000f
+GLOBL spread<>(SB), RODATA|NOPTR, $128
+
 // func rootAVX512(out, x *int64, n *int32, cnt int, frac uint64, bits int)
 TEXT ·rootAVX512(SB), NOSPLIT, $0-48
-	MOVQ  out+0(FP), DI
-	MOVQ  x+8(FP), SI
-	MOVQ  n+16(FP), R8
-	MOVQ  cnt+24(FP), R12
-	MOVQ  frac+32(FP), X12
-	MOVQ  bits+40(FP), R9
-	LEAQ  -1(R9), CX
-	MOVL  $1, AX
-	SHLL  CX, AX
+	MOVQ out+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), R8
+	MOVQ cnt+24(FP), R12
+	MOVQ frac+32(FP), X12
+	MOVQ bits+40(FP), R9
+	XORQ BX, BX
+	// k = max(2·bits − 4, 0).
+	LEAQ    -4(R9)(R9*1), AX
+	CMPQ    AX, BX
+	CMOVQLT BX, AX
+	MOVQ    AX, X11
+	// Z13 = 4^(bits−3), the first dword step's (unused where none runs).
+	LEAQ -6(R9)(R9*1), CX
+	MOVL $1, AX
+	SHLL CX, AX
 	VPBROADCASTD AX, Z13
-	VPXORD Z14, Z14, Z14
+	// R10 = max(bits − 2, 0) steps after the table: R14 = w of them in
+	// words, R9 = the rest, first, in dwords.
+	MOVQ    R9, R10
+	SUBQ    $2, R10
+	CMOVQLT BX, R10
+	MOVQ    $15, R14
+	SUBQ    R9, R14
+	CMPQ    R14, R10
+	CMOVQGT R10, R14
+	CMPQ    R14, BX
+	CMOVQLT BX, R14
+	MOVQ    R10, R9
+	SUBQ    R14, R9
+	// Z17 = 4^(w−1) in every word (unused where w = 0).
+	LEAQ -2(R14)(R14*1), CX
+	MOVL $1, AX
+	SHLL CX, AX
+	VPBROADCASTW AX, Z17
+	VMOVDQU32 isqrt4<>(SB), Z15
+	VMOVDQU32 isqrt4<>+64(SB), Z16
+	VPSLLD    X11, Z15, Z15
+	VPSLLD    X11, Z16, Z16
+	VMOVDQU32 spread<>(SB), Z18
+	VMOVDQU32 spread<>+64(SB), Z19
+	VPXORD    Z14, Z14, Z14
 
 rblock512:
 	CMPQ      R12, $32
@@ -462,20 +605,39 @@ rblock512:
 	VMOVDQU32 64(R8), Z7
 	VPMAXSD   Z14, Z0, Z0
 	VPMAXSD   Z14, Z7, Z7
-	VPXORD    Z1, Z1, Z1
-	VPXORD    Z8, Z8, Z8
-	VMOVDQA64 Z13, Z2
+	SEED(Z0, Z1)
+	SEED(Z7, Z8)
 	MOVQ      R9, R10
+	TESTQ     R10, R10
+	JZ        rword512
+	VMOVDQA64 Z13, Z2
 
 rbit512:
-	ISQRT512(Z0, Z1, Z3, Z4, K1)
-	ISQRT512(Z7, Z8, Z9, Z10, K2)
-	VPSRLD $1, Z2, Z2
+	RESTORE(Z0, Z1, Z3, K1)
+	RESTORE(Z7, Z8, Z9, K2)
+	VPSRLD $2, Z2, Z2
 	DECQ   R10
 	JNZ    rbit512
 
-	OUT512(Z1, Y1, 0)
-	OUT512(Z8, Y8, 128)
+rword512:
+	MOVQ      R14, R10
+	TESTQ     R10, R10
+	JZ        rout512
+	VPACKUSDW Z7, Z0, Z0
+	VPACKUSDW Z8, Z1, Z1
+	VMOVDQA64 Z17, Z2
+
+rwbit512:
+	RESTOREW(Z0, Z1, Z3, K1)
+	VPSRLW $2, Z2, Z2
+	DECQ   R10
+	JNZ    rwbit512
+	VPUNPCKHWD Z14, Z1, Z8
+	VPUNPCKLWD Z14, Z1, Z1
+
+rout512:
+	OUT512(Z1, 0)
+	OUT512(Z8, 128)
 	ADDQ $128, R8
 	ADDQ $256, SI
 	ADDQ $256, DI
@@ -486,8 +648,10 @@ rdone512:
 	VZEROUPPER
 	RET
 
-// ISQRT2 is ISQRT512 on ymm: the kept-lane mask is min(c², v) = c²
-// (unsigned), and the bit is or-ed in where it holds.
+// ISQRT2(v, r, c, sq, m) settles one bit of r in the lanes of v, as
+// isqrtBits: the candidate c = r | bit (Y2) is kept where c² ≤ v. c <
+// 2^16, so c² < 2^32 is exact in an unsigned dword; the kept-lane mask is
+// min(c², v) = c² (unsigned), and the bit is or-ed in where it holds.
 #define ISQRT2(v, r, c, sq, m) \
 	VPOR     Y2, r, c; \
 	VPMULLD  c, c, sq; \

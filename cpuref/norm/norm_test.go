@@ -198,24 +198,42 @@ func TestTermsRandom(t *testing.T) {
 }
 
 // TestRootRandom compares Root with §5.7's ⌊x·isqrt(max(0, N)) / 2^frac⌋
-// (isqrt from math/big) on random rows: N and x at i32's ends, frac past
-// 63, lengths that leave a pure-Go tail, every implementation.
+// (isqrt from math/big) on random rows: N at i32's ends, at 0 and at
+// 2^(2·bits) − 1, and, a third of the time, a perfect square or one of its
+// neighbours (where a root's last bit turns); x at i32's ends or at ±181
+// (cpuref's largest); frac 0 or past 63; lengths that leave a pure-Go
+// tail; every implementation.
 func TestRootRandom(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(3, 4))
 		for k := range cases() {
 			cnt := 1 + r.IntN(80)
 			frac := uint(r.IntN(70))
+			if k%5 == 0 {
+				frac = 0
+			}
 			bits := 16
 			hi := int64(1<<31 - 1)
 			if k%2 == 0 { // fewer bits: N < 2^(2·bits)
 				bits = 1 + r.IntN(16)
 				hi = min(hi, 1<<(2*bits)-1)
 			}
+			top := new(big.Int).Sqrt(big.NewInt(hi)).Int64()
 			n, x := make([]int32, cnt), make([]int64, cnt)
 			for i := range n {
-				n[i] = int32(draw(r, -1<<31, hi))
+				switch r.IntN(6) {
+				case 0, 1: // q² − 1, q², q² + 1, inside [0, hi]
+					q := draw(r, 0, top)
+					n[i] = int32(min(max(q*q+r.Int64N(3)-1, 0), hi))
+				case 2:
+					n[i] = int32(draw(r, 0, hi))
+				default:
+					n[i] = int32(draw(r, -1<<31, hi))
+				}
 				x[i] = draw(r, -1<<31, 1<<31-1)
+				if r.IntN(4) == 0 {
+					x[i] = draw(r, -181, 181)
+				}
 			}
 			out := make([]int64, cnt)
 			if !Root(out, x, n, frac, bits) {

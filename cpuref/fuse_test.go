@@ -242,6 +242,8 @@ func foldCases(r *rand.Rand) []foldCase {
 	return []foldCase{
 		{"narrow_conv_igdn_convT", chain(2, -128, 127, []whg1.Op{conv2, igdnOp(w(4, 0, 15), 8, 6), convT},
 			[]whg1.Tensor{i8(2), i8(2), d(2)}), -128, 127, false, 0},
+		{"narrow_conv_igdn_relu_out", chain(2, -128, 127, []whg1.Op{conv2, igdnOp(w(4, 0, 15), 8, 6), reluOp},
+			[]whg1.Tensor{i8(2), d(2), d(2)}), -128, 127, false, 0},
 		{"narrow_convT_relu_conv", chain(2, -128, 127, []whg1.Op{convT, reluOp, conv2},
 			[]whg1.Tensor{i8(2), cl(2, 0, 127), d(2)}), -128, 127, false, 0},
 		{"narrow_convT_gap_clamp_conv", chain(2, -128, 127, []whg1.Op{convTGap, clampOpOf(-128, 127), conv2},

@@ -49,10 +49,12 @@ func newIGDN(p *whg1.IGDN, C int, post *rowPost) *igdnKernel {
 
 func (g *igdnKernel) run(in, out *tensor.T) error { return g.runVal(val{T: in}, val{T: out}) }
 
-// runVal is run on tensors stored at either width (narrow.go). When either
-// is narrow, each block's positions are widened into a C × igdnSpan
-// scratch tensor, computed there into another, and stored from it
-// (storeRow, the post with it) or copied, so that every path runs as it does on int64 tensors.
+// runVal is run on tensors stored at either width (narrow.go). A narrow
+// input with an int64 output is widened into the output block by block and
+// computed there in place (block). A narrow output's blocks are computed
+// into a C × igdnSpan scratch tensor, from the input's values (widened into
+// another, or copied), and stored from it (storeRow, the post with it); so
+// every path runs as it does on int64 tensors.
 func (g *igdnKernel) runVal(in, out val) error {
 	p := g.p
 	C, n := in.Shape.C, in.Shape.H*in.Shape.W
@@ -75,6 +77,15 @@ func (g *igdnKernel) runVal(in, out val) error {
 			p0, p1 := b*igdnSpan, min(n, (b+1)*igdnSpan)
 			if !narrow {
 				if err := g.block(k, g.post, in.T, out.T, p0, p1, x2, N); err != nil {
+					return err
+				}
+				continue
+			}
+			if out.i8 == nil { // widened into out, and computed there in place
+				for j := range C {
+					dot.Widen8(out.Data[j*n+p0:][:p1-p0], in.i8[j*n+p0:][:p1-p0])
+				}
+				if err := g.block(k, g.post, out.T, out.T, p0, p1, x2, N); err != nil {
 					return err
 				}
 				continue
@@ -113,7 +124,9 @@ func (g *igdnKernel) runVal(in, out val) error {
 // block is igdn at positions [p0, p1) of in into out, on the 32-bit plan k
 // (nil for none) where the block's max|x| allows, else on igdnBlock or
 // igdnWide, and then post (nil for none) on each channel's rows of the
-// block while they are still in cache.
+// block while they are still in cache. in and out may be one tensor: every
+// path forms each position's x² of all channels before it writes any
+// output there, and output i at a position reads only input i there.
 func (g *igdnKernel) block(k *igdn32, post *rowPost, in, out *tensor.T, p0, p1 int, x2, N []int32) error {
 	C, n := in.Shape.C, in.Shape.H*in.Shape.W
 	if k == nil || !k.block(in, out, p0, p1, x2, N) {

@@ -30,8 +30,13 @@ type NetPeer struct {
 	Steps   []Step  `json:"steps,omitempty"`
 	// StepsEqual is whether the last step's outputs equal the whole
 	// decode's, bit for bit.
-	StepsEqual bool    `json:"steps_equal_whole"`
-	PeerNS     float64 `json:"peer_median_ns,omitempty"`
+	StepsEqual bool `json:"steps_equal_whole"`
+	// InDecode is the time of each step inside whole decodes
+	// (decodeSteps), and InDecodeEqual whether their outputs equal the
+	// measured decode's.
+	InDecode      []Step  `json:"in_decode_steps,omitempty"`
+	InDecodeEqual bool    `json:"in_decode_equal_whole"`
+	PeerNS        float64 `json:"peer_median_ns,omitempty"`
 	// Speed is the peer's time over ours: above 1, we decode faster.
 	Speed float64 `json:"ours_speed_over_peer,omitempty"`
 	// Ours*RSS is one load and decode in this process (oursPeakRSS), the
@@ -79,6 +84,8 @@ func RunNetPeers(peersDir string, cases []*Case, opt Options) []NetPeer {
 				var last []*tensor.T
 				np.Steps, last = runSteps(cpu, c, opt)
 				np.StepsEqual = last != nil && equal(outs, last)
+				np.InDecode, last = decodeSteps(c, opt)
+				np.InDecodeEqual = last != nil && equal(outs, last)
 			}
 			runtime.GOMAXPROCS(prev)
 			np.OursNS, np.OursSHA, np.Err = fig.MedianNS, fig.OutputsSHA256, fig.Err

@@ -126,6 +126,41 @@ func TestStepsEqualWhole(t *testing.T) {
 	}
 }
 
+// TestDecodeSteps: inside the whole decode, graph_synth4's relus run in
+// igdn's steps (8 steps for its 12 ops: conv_transpose and igdn four
+// times), bmshj2018 has a step an op, each named with its output's shape,
+// and the outputs are the whole decode's.
+func TestDecodeSteps(t *testing.T) {
+	for _, c := range []*Case{synthCase(1), bmshjCase(1)} {
+		dec, _, err := plan.NewCPU().Load(c.Graph)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole, err := dec.Decode(c.Input, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps, last := decodeSteps(c, Options{Runs: 2, Warmup: 1})
+		var ops []string
+		for _, s := range steps {
+			ops = append(ops, s.Op+" "+s.Out)
+			if s.MedianNS <= 0 {
+				t.Errorf("%s: step %+v has no time", c.Name(), s)
+			}
+		}
+		want := "conv_transpose 64×2×2,igdn 64×2×2,conv_transpose 64×4×4,igdn 64×4×4,conv_transpose 64×8×8,igdn 64×8×8,conv_transpose 64×16×16,igdn 64×16×16"
+		if c.Op == "bmshj2018" {
+			want = "conv_transpose 128×2×2,igdn 128×2×2,conv_transpose 128×4×4,igdn 128×4×4,conv_transpose 128×8×8,igdn 128×8×8,conv_transpose 3×16×16"
+		}
+		if got := strings.Join(ops, ","); got != want {
+			t.Errorf("%s: steps %s, want %s", c.Name(), got, want)
+		}
+		if !equal(whole, last) {
+			t.Errorf("%s: the in-decode steps' outputs differ from the whole decode's", c.Name())
+		}
+	}
+}
+
 // TestOursPeakRSS: on Linux one decode's peak resident set is at least
 // the one before it.
 func TestOursPeakRSS(t *testing.T) {
@@ -147,7 +182,8 @@ func TestNetPeerSkipsWithoutORT(t *testing.T) {
 		t.Fatalf("%d entries: %+v", len(ps), ps)
 	}
 	for _, p := range ps {
-		if p.Case != "graph_synth4_1" || p.OursNS <= 0 || !strings.Contains(p.Skipped, "not installed") || !p.StepsEqual || len(p.Steps) != 12 {
+		if p.Case != "graph_synth4_1" || p.OursNS <= 0 || !strings.Contains(p.Skipped, "not installed") || !p.StepsEqual || len(p.Steps) != 12 ||
+			!p.InDecodeEqual || len(p.InDecode) != 8 {
 			t.Fatalf("entry %+v", p)
 		}
 	}

@@ -44,35 +44,45 @@ func (r *Report) netMarkdown(b *strings.Builder) {
 			rss(p.OursPeakRSS, p.OursBaseRSS), rss(p.PeerPeakRSS, p.PeerBaseRSS), note)
 	}
 	for _, p := range r.NetPeers {
-		if len(p.Steps) == 0 {
+		stepTable(b, fmt.Sprintf("Where %s's time goes at %d thread(s), inside the whole decode", p.Case, p.Threads),
+			"Each step's wall time inside whole decodes (the median of the runs): a relu, clamp or leaky "+
+				"folded into its producer runs in that producer's step and has no row of its own, and the "+
+				"tensors between steps are at the widths the decode stores them.", "the steps' outputs", p.InDecode, p.OursNS, p.InDecodeEqual)
+		stepTable(b, fmt.Sprintf("Where %s's time goes at %d thread(s), operator by operator", p.Case, p.Threads),
+			"Each operator alone, as a one-op graph on the previous one's outputs (int64 tensors in and out, "+
+				"no folding across operators).", "the last step's outputs", p.Steps, p.OursNS, p.StepsEqual)
+	}
+}
+
+// stepTable writes one table of where a network's time goes, a row a step,
+// with the shares by operator and the steps' sum beside the whole decode's
+// time (whole); what says whose outputs equal says of.
+func stepTable(b *strings.Builder, title, intro, what string, steps []Step, whole float64, equal bool) {
+	if len(steps) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n### %s\n\n%s\n\n| # | op | output | time | share |\n|---|---|---|---|---|\n", title, intro)
+	sum, kinds, order := 0.0, map[string]float64{}, []string{}
+	for _, s := range steps {
+		sum += s.MedianNS
+		if _, ok := kinds[s.Op]; !ok {
+			order = append(order, s.Op)
+		}
+		kinds[s.Op] += s.MedianNS
+	}
+	for _, s := range steps {
+		if s.Err != "" {
+			fmt.Fprintf(b, "| %d | %s | – | refused: %s | – |\n", s.Index, s.Op, s.Err)
 			continue
 		}
-		fmt.Fprintf(b, "\n### Where %s's time goes at %d thread(s), operator by operator\n\n"+
-			"Each operator alone, as a one-op graph on the previous one's outputs.\n\n"+
-			"| # | op | output | time | share |\n|---|---|---|---|---|\n", p.Case, p.Threads)
-		sum, kinds, order := 0.0, map[string]float64{}, []string{}
-		for _, s := range p.Steps {
-			sum += s.MedianNS
-			if _, ok := kinds[s.Op]; !ok {
-				order = append(order, s.Op)
-			}
-			kinds[s.Op] += s.MedianNS
-		}
-		for _, s := range p.Steps {
-			if s.Err != "" {
-				fmt.Fprintf(b, "| %d | %s | – | refused: %s | – |\n", s.Index, s.Op, s.Err)
-				continue
-			}
-			fmt.Fprintf(b, "| %d | %s | %s | %s | %.1f %% |\n", s.Index, s.Op, s.Out, dur(s.MedianNS), 100*s.MedianNS/sum)
-		}
-		var parts []string
-		for _, k := range order {
-			parts = append(parts, fmt.Sprintf("%s %.1f %%", k, 100*kinds[k]/sum))
-		}
-		fmt.Fprintf(b, "\nBy operator: %s. The steps sum to %s; the whole decode took %s; "+
-			"the last step's outputs equal the whole decode's: %v.\n",
-			strings.Join(parts, ", "), dur(sum), dur(p.OursNS), p.StepsEqual)
+		fmt.Fprintf(b, "| %d | %s | %s | %s | %.1f %% |\n", s.Index, s.Op, s.Out, dur(s.MedianNS), 100*s.MedianNS/sum)
 	}
+	var parts []string
+	for _, k := range order {
+		parts = append(parts, fmt.Sprintf("%s %.1f %%", k, 100*kinds[k]/sum))
+	}
+	fmt.Fprintf(b, "\nBy operator: %s. The steps sum to %s; the whole decode took %s; "+
+		"%s equal the whole decode's: %v.\n", strings.Join(parts, ", "), dur(sum), dur(whole), what, equal)
 }
 
 // rss is a peak resident set with the one before it, in MiB.

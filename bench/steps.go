@@ -2,10 +2,14 @@ package bench
 
 import (
 	"fmt"
+	"slices"
+	"time"
 
+	"github.com/waiops/waiops/cpuref"
 	"github.com/waiops/waiops/plan"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
+	"gonum.org/v1/gonum/stat"
 )
 
 // Step is where one operator of a network's decode spends its time,
@@ -71,4 +75,47 @@ func runSteps(f plan.Fabric, c *Case, opt Options) ([]Step, []*tensor.T) {
 		x = outs
 	}
 	return steps, x
+}
+
+// decodeSteps times each step inside whole decodes of c on the CPU fabric
+// (cpuref's DecodeTimed): opt.Warmup untimed decodes, then opt.Runs timed
+// ones, each step's median. Unlike runSteps it sees what the whole graph
+// does: the relu, clamp and leaky ops folded into their producers' steps
+// (they have no step of their own) and the tensors kept at i8 width
+// between steps. It returns the last decode's outputs.
+func decodeSteps(c *Case, opt Options) ([]Step, []*tensor.T) {
+	p, _, err := cpuref.LoadBytes(c.Graph)
+	if err != nil {
+		return []Step{{Err: err.Error()}}, nil
+	}
+	g := p.Graph()
+	pl, err := g.PlanInputs(c.Input, nil)
+	if err != nil {
+		return []Step{{Err: err.Error()}}, nil
+	}
+	ns := map[int][]float64{}
+	var order []int
+	var outs []*tensor.T
+	for k := range opt.Warmup + max(1, opt.Runs) {
+		outs, err = p.DecodeTimed(c.Input, nil, func(op int, d time.Duration) {
+			if k < opt.Warmup {
+				return
+			}
+			if _, ok := ns[op]; !ok {
+				order = append(order, op)
+			}
+			ns[op] = append(ns[op], float64(d.Nanoseconds()))
+		})
+		if err != nil {
+			return []Step{{Err: err.Error()}}, nil
+		}
+	}
+	steps := make([]Step, 0, len(order))
+	for _, i := range order {
+		slices.Sort(ns[i])
+		sh := pl.Shapes[g.Ops[i].Out[0]]
+		steps = append(steps, Step{Index: i, Op: g.Ops[i].Code.String(), Out: fmt.Sprintf("%d×%d×%d", sh.C, sh.H, sh.W),
+			MedianNS: stat.Quantile(0.5, stat.Empirical, ns[i], nil)})
+	}
+	return steps, outs
 }

@@ -17,6 +17,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/refusal"
@@ -156,6 +157,20 @@ func (p *Program) Profile() certify.Profile { return certify.Acc64 }
 // outputs. The inputs are not modified, nor copied unless a clamp policy
 // changes one or an output names it.
 func (p *Program) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, error) {
+	return p.decode(inputs, scalars, nil)
+}
+
+// DecodeTimed is Decode that reports the wall time of each operator's step
+// to took, in graph order, for a profile of where a decode's time goes: op
+// i's step runs the relu, clamp and leaky ops fused into it and the
+// policies of what it writes; an op folded into an earlier step has no
+// step and is not reported.
+func (p *Program) DecodeTimed(inputs []*tensor.T, scalars []int64, took func(op int, d time.Duration)) ([]*tensor.T, error) {
+	return p.decode(inputs, scalars, took)
+}
+
+// decode is Decode, reporting each step's time to took when it is not nil.
+func (p *Program) decode(inputs []*tensor.T, scalars []int64, took func(op int, d time.Duration)) ([]*tensor.T, error) {
 	g := p.g
 	pl, err := g.PlanInputs(inputs, scalars)
 	if err != nil {
@@ -180,8 +195,12 @@ func (p *Program) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, erro
 	}
 	for i := range g.Ops {
 		if p.steps[i] != nil {
+			t0 := time.Now()
 			if err := p.run(i, vals, owned, pl); err != nil {
 				return nil, err
+			}
+			if took != nil {
+				took(i, time.Since(t0))
 			}
 		}
 		for _, t := range p.drop[i] {

@@ -3,6 +3,7 @@ package cpuref
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
@@ -94,4 +95,29 @@ func TestNarrowPlan(t *testing.T) {
 			t.Errorf("%s: narrow %v without a certificate", c.name, bare.narrow)
 		}
 	}
+}
+
+// TestDecodeTimed: a step is reported for each op that runs one, in graph
+// order, none for a relu folded into its producer, and the outputs are
+// Decode's.
+func TestDecodeTimed(t *testing.T) {
+	conv := whg1.Op{Code: whg1.OpConv, Params: &whg1.Conv{Cout: 1, KH: 1, KW: 1, SH: 1, SW: 1, Groups: 1,
+		RQ: whg1.RQ{SKind: 1, Shift: []uint8{1}}, W: []int64{3}}}
+	g := chain(1, -128, 127, []whg1.Op{conv, reluOp, conv}, []whg1.Tensor{derived(1), derived(1), derived(1)})
+	p, _, err := LoadBytes(whg1.Encode(g))
+	noErr(t, "load", err)
+	x := tn(1, 1, 3, -100, 5, 127)
+	var ops []int
+	got, err := p.DecodeTimed([]*tensor.T{x}, nil, func(op int, d time.Duration) {
+		if d < 0 {
+			t.Errorf("op %d took %v", op, d)
+		}
+		ops = append(ops, op)
+	})
+	noErr(t, "decode", err)
+	if !slices.Equal(ops, []int{0, 2}) {
+		t.Errorf("steps reported for ops %v, want [0 2]", ops)
+	}
+	// relu(⌊3x/2⌋) = 0, 7, 190, then ⌊3·/2⌋ = 0, 10, 285.
+	expect(t, "decode", got[0], 0, 10, 285)
 }

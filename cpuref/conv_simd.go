@@ -367,7 +367,7 @@ const simdCols = 32
 // exact sums to put. It returns false, having computed nothing, when the
 // input does not pack (pack). The work is split by output channel across
 // goroutines (§6: outputs partitioned across threads), or by row when
-// there are fewer channels than goroutines; each goroutine writes only its
+// there are fewer than 8 channels a goroutine (simdPacked); each goroutine writes only its
 // own channels' (or rows') outputs and its own accumulators.
 func simdRows[E int16 | uint8](k *convKernel, f *laneForm[E], lw *laneWeights, x val, chunk, Wo, y0, y1 int, put rowSink) (bool, error) {
 	pk, ok := pack(k, f, x, Wo)
@@ -429,7 +429,11 @@ func simdPacked[E int16 | uint8](f *laneForm[E], pk *packed[E], jobs []simdJob, 
 		}
 		return nil
 	}
-	if cout >= runtime.GOMAXPROCS(0) {
+	// By channel only where every goroutine gets several: a split of a few
+	// channels is uneven, and one that parts o from o + 1 runs both on
+	// Mac16 alone instead of Mac16x2 (three channels on two goroutines: 0
+	// alone, then 1 and 2 apart).
+	if cout >= 8*runtime.GOMAXPROCS(0) {
 		return parallelRows(0, cout, (y1-y0)*work, func(a, b int) error { return do(a, b, y0, y1) })
 	}
 	return parallelRows(y0, y1, cout*work, func(a, b int) error { return do(0, cout, a, b) })

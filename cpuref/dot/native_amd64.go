@@ -103,20 +103,31 @@ func peak8AVX512VNNI(n int)
 // 1 and 2, on the sums up to a multiple of 8, and rqGeneric on the rest
 // and at other strides.
 func rqAVX512(dst []int64, stride int, src []int64, pre, mult, add, post int64, s uint, even, lo, hi int64) bool {
-	n := len(src) &^ 7
+	return byStride(len(src), stride,
+		func(n int) bool { return rqRowAVX512(&dst[0], &src[0], n, pre, mult, add, post, s, even, lo, hi) },
+		func(n int) bool { return rqRow2AVX512(&dst[0], &src[0], n, pre, mult, add, post, s, even, lo, hi) },
+		func(n int) bool { return rqGeneric(dst[stride*n:], stride, src[n:], pre, mult, add, post, s, even, lo, hi) })
+}
+
+// byStride runs a strided row kernel on m values: its zmm loop for stride
+// 1 (one) or 2 (two) on the first n = m rounded down to 8, then rest from
+// value n on (from 0 at other strides or when n is 0), and reports whether
+// both parts fitted.
+func byStride(m, stride int, one, two, rest func(n int) bool) bool {
+	n := m &^ 7
 	ok := true
 	switch {
 	case n == 0 || stride > 2:
 		n = 0
 	case stride == 1:
-		ok = rqRowAVX512(&dst[0], &src[0], n, pre, mult, add, post, s, even, lo, hi)
+		ok = one(n)
 	default:
-		ok = rqRow2AVX512(&dst[0], &src[0], n, pre, mult, add, post, s, even, lo, hi)
+		ok = two(n)
 	}
-	if n == len(src) {
+	if n == m {
 		return ok
 	}
-	return rqGeneric(dst[stride*n:], stride, src[n:], pre, mult, add, post, s, even, lo, hi) && ok
+	return rest(n) && ok
 }
 
 // rqRowAVX512 is rqGeneric's loop on zmm for n sums, a multiple of 8, n ≥ 8
@@ -135,20 +146,10 @@ func rqRow2AVX512(dst, src *int64, n int, pre, mult, add, post int64, s uint, ev
 // strides 1 and 2, on the values up to a multiple of 8, and
 // narrow8Generic on the rest and at other strides.
 func narrow8AVX512Go(dst []int8, stride int, src []int64, lo, hi int64) bool {
-	n := len(src) &^ 7
-	ok := true
-	switch {
-	case n == 0 || stride > 2:
-		n = 0
-	case stride == 1:
-		ok = narrow8AVX512(&dst[0], &src[0], n, lo, hi)
-	default:
-		ok = narrow8x2AVX512(&dst[0], &src[0], n, lo, hi)
-	}
-	if n == len(src) {
-		return ok
-	}
-	return narrow8Generic(dst[stride*n:], stride, src[n:], lo, hi) && ok
+	return byStride(len(src), stride,
+		func(n int) bool { return narrow8AVX512(&dst[0], &src[0], n, lo, hi) },
+		func(n int) bool { return narrow8x2AVX512(&dst[0], &src[0], n, lo, hi) },
+		func(n int) bool { return narrow8Generic(dst[stride*n:], stride, src[n:], lo, hi) })
 }
 
 // widen8AVX512Go is Widen8's loop with AVX-512 on the elements up to a

@@ -106,7 +106,9 @@ func rqAVX512(dst []int64, stride int, src []int64, pre, mult, add, post int64, 
 	return byStride(len(src), stride,
 		func(n int) bool { return rqRowAVX512(&dst[0], &src[0], n, pre, mult, add, post, s, even, lo, hi) },
 		func(n int) bool { return rqRow2AVX512(&dst[0], &src[0], n, pre, mult, add, post, s, even, lo, hi) },
-		func(n int) bool { return rqGeneric(dst[stride*n:], stride, src[n:], pre, mult, add, post, s, even, lo, hi) })
+		func(n int) bool {
+			return rqGeneric(dst[stride*n:], stride, src[n:], pre, mult, add, post, s, even, lo, hi)
+		})
 }
 
 // byStride runs a strided row kernel on m values: its zmm loop for stride

@@ -1,7 +1,8 @@
 // Package cpuref is the exact CPU reference fabric of wai-ops/1 under the
 // acc64 profile (integer-operators §4, §5, §7.2): every one of the 30
-// graph operators computed on int64 tensors, with the wide and product
-// intermediates formed exactly in 128 bits.
+// graph operators computed on int64 tensors (i8 ones between conv,
+// conv_transpose and igdn where the certificate allows, narrow.go), with
+// the wide and product intermediates formed exactly in 128 bits.
 //
 // Use it to decode a parsed WHG1 graph on any machine (Load, then Decode, or
 // a whg1.Sequence over the Program), and as the answer every other fabric is
@@ -195,7 +196,10 @@ func (p *Program) decode(inputs []*tensor.T, scalars []int64, took func(op int, 
 	}
 	for i := range g.Ops {
 		if p.steps[i] != nil {
-			t0 := time.Now()
+			var t0 time.Time
+			if took != nil {
+				t0 = time.Now()
+			}
 			if err := p.run(i, vals, owned, pl); err != nil {
 				return nil, err
 			}

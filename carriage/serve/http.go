@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"golang.org/x/net/netutil"
 )
 
 // The connection bounds HTTPServer sets: a client has ReadHeaderTimeout to
@@ -29,6 +31,19 @@ func HTTPServer(h http.Handler, idle time.Duration) *http.Server {
 		idle = IdleTimeout
 	}
 	return &http.Server{Handler: h, ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: idle, MaxHeaderBytes: MaxHeaderBytes}
+}
+
+// Listen listens for TCP on addr and accepts at most maxConns connections
+// at once: past it, a new connection waits in the kernel's backlog until an
+// open one closes, so that the server's descriptors and goroutines stay
+// bounded whatever its clients do (idle ones are closed after IdleTimeout,
+// silent ones after ReadHeaderTimeout).
+func Listen(addr string, maxConns int) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return netutil.LimitListener(ln, maxConns), nil
 }
 
 // ErrGrace is Run's answer when the grace passed with connections still

@@ -214,3 +214,42 @@ func TestServeIdleClosed(t *testing.T) {
 		t.Fatalf("idle connection: %v after %v", err, time.Since(began))
 	}
 }
+
+// Listen's bound: with two connections open (kept alive after a response
+// each), a third gets no response until one of them closes, then its own.
+func TestListenMaxConns(t *testing.T) {
+	s := store.Store(t.TempDir())
+	k := put(t, s, pattern(100, 34))
+	ln, err := Listen("127.0.0.1:0", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, HTTPServer(New(s, false), 10*time.Second), ln, time.Second) }()
+	defer func() { cancel(); <-done }()
+	addr := ln.Addr().String()
+	var open []net.Conn
+	for range 2 {
+		c, r := rawGet(t, addr, fetch.WellKnown+k)
+		defer c.Close()
+		resp, err := http.ReadResponse(r, nil)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("within the bound: %v %v", resp, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		open = append(open, c)
+	}
+	c, r := rawGet(t, addr, fetch.WellKnown+k)
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	if _, err := r.ReadByte(); err == nil {
+		t.Fatal("a third connection was served while two were open")
+	}
+	open[0].Close()
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	resp, err := http.ReadResponse(r, nil)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("once one closed: %v %v", resp, err)
+	}
+}

@@ -227,7 +227,7 @@ func runPriorFetchTree(ctx context.Context, args []string, stdout, stderr io.Wri
 // to --grace. Its ordinary end is that stop: a clean shutdown exits 0.
 func runPriorServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("prior serve", stderr)
-	setUsage(fs, "--store DIR [--addr 127.0.0.1:PORT] [--origin] [--metrics-addr ADDR] [--grace DUR] [--codings N] [--coding-bytes N] [--cache-bytes N] [--write-idle DUR] [--idle-timeout DUR] [--access-log]   (or: prior serve DIR ...)")
+	setUsage(fs, "--store DIR [--addr 127.0.0.1:PORT] [--origin] [--metrics-addr ADDR] [--grace DUR] [--codings N] [--coding-bytes N] [--cache-bytes N] [--write-idle DUR] [--idle-timeout DUR] [--max-conns N] [--access-log]   (or: prior serve DIR ...)")
 	dir := fs.String("store", "", "the content-addressed store to serve, DIR/<sha256> for each resource, as prior fetch holds them")
 	addr := fs.String("addr", "127.0.0.1:0", "the address to listen on (port 0: any free port)")
 	origin := fs.Bool("origin", false, "serve as the sets' origin: sets whose terms say redistribute false are served too (prior-carriage §18.1)")
@@ -238,6 +238,7 @@ func runPriorServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	cacheBytes := fs.Int64("cache-bytes", 256<<20, "the most bytes of coded bodies kept")
 	writeIdle := fs.Duration("write-idle", 30*time.Second, "how long a client may take to read 1 MiB before its connection is closed")
 	idle := fs.Duration("idle-timeout", serve.IdleTimeout, "how long a keep-alive connection may wait for its next request")
+	maxConns := fs.Int("max-conns", 1024, "the most connections open at once; one past it waits to be accepted until another closes")
 	accessLog := fs.Bool("access-log", true, "write a line per response on stderr")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -251,9 +252,9 @@ func runPriorServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	case *dir == "":
 		return usageError(fs, fmt.Errorf("give the store: --store DIR"))
 	}
-	for _, bad := range []bool{*grace <= 0, *codings <= 0, *codingBytes <= 0, *cacheBytes <= 0, *writeIdle <= 0, *idle <= 0} {
+	for _, bad := range []bool{*grace <= 0, *codings <= 0, *codingBytes <= 0, *cacheBytes <= 0, *writeIdle <= 0, *idle <= 0, *maxConns <= 0} {
 		if bad {
-			return usageError(fs, errors.New("--grace, --codings, --coding-bytes, --cache-bytes, --write-idle and --idle-timeout must be positive"))
+			return usageError(fs, errors.New("--grace, --codings, --coding-bytes, --cache-bytes, --write-idle, --idle-timeout and --max-conns must be positive"))
 		}
 	}
 	if fi, err := os.Stat(*dir); err != nil || !fi.IsDir() {
@@ -270,7 +271,7 @@ func runPriorServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		// double past them (an operator's GOMEMLIMIT wins).
 		debug.SetMemoryLimit(*codingBytes + *cacheBytes + 256<<20)
 	}
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := serve.Listen(*addr, *maxConns)
 	if err != nil {
 		return fail(err, stderr)
 	}

@@ -458,8 +458,9 @@ func parallel(n int, f func(i int) time.Duration) []time.Duration {
 }
 
 // killed: a server killed mid-response. A tree fetch from two servers
-// finishes from the one left; a plain fetch from the killed one fails,
-// leaves no temporary file, and succeeds once the server is back.
+// finishes from the one left; a plain fetch from the killed one (through
+// holdBack, so that the kill is mid-response) fails, leaves no temporary
+// file, and succeeds once the server is back.
 func killed(s *sets, dir string) {
 	h, err := tree.Write(bytes.NewReader(s.predBytes), 10, "")
 	if err != nil {
@@ -484,11 +485,13 @@ func killed(s *sets, dir string) {
 	c := startServer(s.dir, 30*time.Second)
 	sink = store.Store(filepath.Join(dir, "sink-plain"))
 	os.MkdirAll(string(sink), 0o755)
+	root, cut := holdBack(c.root, 1<<20)
 	go func() {
-		done <- (&fetch.Fetcher{Store: sink, Timeout: 5 * time.Second}).Fetch(context.Background(), s.succ, []string{c.root}, nil)
+		done <- (&fetch.Fetcher{Store: sink, Timeout: 5 * time.Second}).Fetch(context.Background(), s.succ, []string{root}, nil)
 	}()
 	waitTemp(sink)
 	c.kill()
+	cut()
 	err = <-done
 	ents, _ := os.ReadDir(string(sink))
 	if err == nil || len(ents) != 0 {
@@ -500,6 +503,52 @@ func killed(s *sets, dir string) {
 	}
 	fmt.Printf("%-28s refused, nothing left; held once the server was back\n", "killed mid-response, plain")
 	c.stop()
+}
+
+// holdBack forwards each connection to the server at root through a proxy on
+// loopback that passes the first n bytes of the response and then holds
+// the rest back, so that a kill lands mid-response whatever the kernel's
+// socket buffers already hold (on loopback a small set is all in them
+// before the server dies); cut closes every connection it forwards, as
+// the killed server's end. It returns root with the proxy's address.
+func holdBack(root string, n int64) (proxied string, cut func()) {
+	u, err := url.Parse(root)
+	if err != nil {
+		abort(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		abort(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", u.Host)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			mu.Lock()
+			conns = append(conns, c, up)
+			mu.Unlock()
+			go io.Copy(up, c)
+			go io.CopyN(c, up, n)
+		}
+	}()
+	u.Host = ln.Addr().String()
+	return u.String(), func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	}
 }
 
 // waitTemp waits, up to 10 s, for a fetch's temporary file in sink to hold

@@ -20,15 +20,24 @@ func TestImplementations(t *testing.T) {
 	}
 }
 
+// forEachWith runs f once per implementation this machine has for which
+// has holds, as a subtest of its name, with *sel (one of the dispatcher's
+// picks: best, best8, bestRQ, bestWide) set to it, and restores *sel after.
+func forEachWith(t *testing.T, sel *Impl, has func(Impl) bool, f func(t *testing.T)) {
+	saved := *sel
+	defer func() { *sel = saved }()
+	for _, im := range impls {
+		if has(im) {
+			*sel = im
+			t.Run(im.Name, f)
+		}
+	}
+}
+
 // forEachImpl runs f once per implementation this machine has, with Mac16
 // dispatched to it.
 func forEachImpl(t *testing.T, f func(t *testing.T)) {
-	saved := best
-	defer func() { best = saved }()
-	for _, im := range impls {
-		best = im
-		t.Run(im.Name, f)
-	}
+	forEachWith(t, &best, func(Impl) bool { return true }, f)
 }
 
 // TestChoose16 checks §6's K_c on hand-worked operand intervals.

@@ -11,14 +11,7 @@ import (
 // forEachImpl8 runs f once per implementation this machine has with a
 // Mac8 kernel, with Mac8 dispatched to it.
 func forEachImpl8(t *testing.T, f func(t *testing.T)) {
-	saved := best8
-	defer func() { best8 = saved }()
-	for _, im := range impls {
-		if im.mac8 != nil {
-			best8 = im
-			t.Run(im.Name, f)
-		}
-	}
+	forEachWith(t, &best8, func(im Impl) bool { return im.mac8 != nil }, f)
 }
 
 // TestImplementations8 checks the dispatcher's Mac8 pick: vpdpbusd where

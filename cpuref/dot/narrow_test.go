@@ -9,14 +9,7 @@ import (
 // forEachWide runs f with Narrow8 and Widen8 on each implementation that
 // has them.
 func forEachWide(t *testing.T, f func(t *testing.T)) {
-	saved := bestWide
-	defer func() { bestWide = saved }()
-	for _, im := range impls {
-		if im.narrow8 != nil {
-			bestWide = im
-			t.Run(im.Name, f)
-		}
-	}
+	forEachWith(t, &bestWide, func(im Impl) bool { return im.narrow8 != nil }, f)
 }
 
 // TestImplementationsWide: the AVX-512 loops are picked wherever the zmm

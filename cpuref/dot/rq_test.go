@@ -11,14 +11,7 @@ import (
 
 // forEachRQ runs f with RQRow on each implementation that has an rq loop.
 func forEachRQ(t *testing.T, f func(t *testing.T)) {
-	saved := bestRQ
-	defer func() { bestRQ = saved }()
-	for _, im := range impls {
-		if im.rq != nil {
-			bestRQ = im
-			t.Run(im.Name, f)
-		}
-	}
+	forEachWith(t, &bestRQ, func(im Impl) bool { return im.rq != nil }, f)
 }
 
 // TestImplementationsRQ checks the dispatcher's RQRow pick: the widest

@@ -397,60 +397,6 @@ done:; \
 	VZEROUPPER; \
 	RET
 
-// PEAK is the body of a peak loop after CX holds its rounds: MAC on
-// registers, 4 zmm of 32 products a round (PeakRound), four rounds an
-// iteration over 16 independent accumulators (Z0–Z7, Z16–Z23), then the
-// rounds left one at a time. Sixteen chains, not eight: with two ports
-// for 512-bit multiply-adds and a latency of several cycles, eight chains
-// leave the ports idle part of the time (Mac16x2 outran an eight-chain
-// loop), so the loop would understate the machine.
-#define PEAK \
-	VPTERNLOGD $0xff, Z8, Z8, Z8; \
-	VPSRLW     $15, Z8, Z8; \
-	VMOVDQU64  Z8, Z9; \
-	VPXORD Z0, Z0, Z0; VPXORD Z1, Z1, Z1; VPXORD Z2, Z2, Z2; VPXORD Z3, Z3, Z3; \
-	VPXORD Z4, Z4, Z4; VPXORD Z5, Z5, Z5; VPXORD Z6, Z6, Z6; VPXORD Z7, Z7, Z7; \
-	VPXORD Z16, Z16, Z16; VPXORD Z17, Z17, Z17; VPXORD Z18, Z18, Z18; VPXORD Z19, Z19, Z19; \
-	VPXORD Z20, Z20, Z20; VPXORD Z21, Z21, Z21; VPXORD Z22, Z22, Z22; VPXORD Z23, Z23, Z23; \
-	MOVQ CX, DX; \
-	SHRQ $2, CX; \
-round:; \
-	TESTQ CX, CX; \
-	JZ    rest; \
-	MACR(Z8, Z9, Z10, Z0); \
-	MACR(Z8, Z9, Z11, Z1); \
-	MACR(Z8, Z9, Z12, Z2); \
-	MACR(Z8, Z9, Z13, Z3); \
-	MACR(Z8, Z9, Z10, Z4); \
-	MACR(Z8, Z9, Z11, Z5); \
-	MACR(Z8, Z9, Z12, Z6); \
-	MACR(Z8, Z9, Z13, Z7); \
-	MACR(Z8, Z9, Z10, Z16); \
-	MACR(Z8, Z9, Z11, Z17); \
-	MACR(Z8, Z9, Z12, Z18); \
-	MACR(Z8, Z9, Z13, Z19); \
-	MACR(Z8, Z9, Z10, Z20); \
-	MACR(Z8, Z9, Z11, Z21); \
-	MACR(Z8, Z9, Z12, Z22); \
-	MACR(Z8, Z9, Z13, Z23); \
-	DECQ CX; \
-	JMP  round; \
-rest:; \
-	ANDQ $3, DX; \
-one:; \
-	TESTQ DX, DX; \
-	JZ    peakdone; \
-	MACR(Z8, Z9, Z10, Z0); \
-	MACR(Z8, Z9, Z11, Z1); \
-	MACR(Z8, Z9, Z12, Z2); \
-	MACR(Z8, Z9, Z13, Z3); \
-	DECQ DX; \
-	JMP  one; \
-peakdone:; \
-	CLEAN; \
-	VZEROUPPER; \
-	RET
-
 // avx512bw: vpmaddwd into tmp, then vpaddd into the lane; offsets count
 // int16s.
 #define XS 2
@@ -479,11 +425,6 @@ TEXT ·mac16x2AVX512BW(SB), NOSPLIT, $0-64
 	MOVQ taps+48(FP), R10
 	MOVQ chunk+56(FP), R11
 	MAC16X2
-
-// func peakAVX512BW(n int)
-TEXT ·peakAVX512BW(SB), NOSPLIT, $0-8
-	MOVQ n+0(FP), CX
-	PEAK
 
 #undef MAC
 #undef MACR
@@ -515,11 +456,6 @@ TEXT ·mac16x2AVX512VNNI(SB), NOSPLIT, $0-64
 	MOVQ taps+48(FP), R10
 	MOVQ chunk+56(FP), R11
 	MAC16X2
-
-// func peakAVX512VNNI(n int)
-TEXT ·peakAVX512VNNI(SB), NOSPLIT, $0-8
-	MOVQ n+0(FP), CX
-	PEAK
 
 #undef XS
 #undef MAC
@@ -556,7 +492,3 @@ TEXT ·mac8x2AVX512VNNI(SB), NOSPLIT, $0-64
 	MOVQ chunk+56(FP), R11
 	MAC16X2
 
-// func peak8AVX512VNNI(n int)
-TEXT ·peak8AVX512VNNI(SB), NOSPLIT, $0-8
-	MOVQ n+0(FP), CX
-	PEAK

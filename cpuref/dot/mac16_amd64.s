@@ -147,53 +147,6 @@ done:
 	VZEROUPPER
 	RET
 
-// func peakAVX2(n int)
-//
-// The machine's vpmaddwd + vpaddd peak: n rounds of eight independent
-// vpmaddwd + vpaddd pairs on registers, 8·16 = 128 int16 products a round.
-//
-// Registers: CX rounds left; Y0–Y7 int32 lanes; Y8, Y9 operands; Y10–Y13
-// products.
-TEXT ·peakAVX2(SB), NOSPLIT, $0-8
-	MOVQ    n+0(FP), CX
-	VPCMPEQD Y8, Y8, Y8
-	VPSRLW  $15, Y8, Y8
-	VMOVDQU Y8, Y9
-	VPXOR   Y0, Y0, Y0
-	VPXOR   Y1, Y1, Y1
-	VPXOR   Y2, Y2, Y2
-	VPXOR   Y3, Y3, Y3
-	VPXOR   Y4, Y4, Y4
-	VPXOR   Y5, Y5, Y5
-	VPXOR   Y6, Y6, Y6
-	VPXOR   Y7, Y7, Y7
-
-round:
-	TESTQ    CX, CX
-	JZ       peakdone
-	VPMADDWD Y8, Y9, Y10
-	VPADDD   Y10, Y0, Y0
-	VPMADDWD Y8, Y9, Y11
-	VPADDD   Y11, Y1, Y1
-	VPMADDWD Y8, Y9, Y12
-	VPADDD   Y12, Y2, Y2
-	VPMADDWD Y8, Y9, Y13
-	VPADDD   Y13, Y3, Y3
-	VPMADDWD Y8, Y9, Y10
-	VPADDD   Y10, Y4, Y4
-	VPMADDWD Y8, Y9, Y11
-	VPADDD   Y11, Y5, Y5
-	VPMADDWD Y8, Y9, Y12
-	VPADDD   Y12, Y6, Y6
-	VPMADDWD Y8, Y9, Y13
-	VPADDD   Y13, Y7, Y7
-	DECQ     CX
-	JMP      round
-
-peakdone:
-	VZEROUPPER
-	RET
-
 // func mac16x2AVX2(acc0, acc1 *int64, n int, x *int16, off *int32, w *uint32, taps, chunk int)
 //
 // Mac16x2 (dot.go): mac16AVX2 for two weight rows over the same taps, so

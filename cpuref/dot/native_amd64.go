@@ -61,12 +61,6 @@ func mac16x2AVX2(acc0, acc1 *int64, n int, x *int16, off *int32, w *uint32, taps
 //go:noescape
 func mac16AVX2(acc *int64, n int, x *int16, off *int32, w *uint32, taps, chunk int)
 
-// peakAVX2 runs n rounds of PeakRound vpmaddwd products on registers
-// (mac16_amd64.s).
-//
-//go:noescape
-func peakAVX2(n int)
-
 // The AVX-512 kernels (avx512_amd64.s), with the contracts of mac16AVX2,
 // mac16x2AVX2 and peakAVX2: avx512bw with vpmaddwd + vpaddd on zmm,
 // avx512vnni with vpdpwssd, and Mac8's with vpdpbusd (a peak8 round is
@@ -79,25 +73,16 @@ func mac16AVX512BW(acc *int64, n int, x *int16, off *int32, w *uint32, taps, chu
 func mac16x2AVX512BW(acc0, acc1 *int64, n int, x *int16, off *int32, w *uint32, taps, chunk int)
 
 //go:noescape
-func peakAVX512BW(n int)
-
-//go:noescape
 func mac16AVX512VNNI(acc *int64, n int, x *int16, off *int32, w *uint32, taps, chunk int)
 
 //go:noescape
 func mac16x2AVX512VNNI(acc0, acc1 *int64, n int, x *int16, off *int32, w *uint32, taps, chunk int)
 
 //go:noescape
-func peakAVX512VNNI(n int)
-
-//go:noescape
 func mac8AVX512VNNI(acc *int64, n int, x *uint8, off *int32, w *uint32, taps, chunk int)
 
 //go:noescape
 func mac8x2AVX512VNNI(acc0, acc1 *int64, n int, x *uint8, off *int32, w *uint32, taps, chunk int)
-
-//go:noescape
-func peak8AVX512VNNI(n int)
 
 // rqAVX512 is RQRowStrided's loop with AVX-512 (rq_amd64.s) at strides
 // 1 and 2, on the sums up to a multiple of 8, and rqGeneric on the rest

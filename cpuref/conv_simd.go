@@ -27,15 +27,15 @@ var (
 type laneForm[E int16 | uint8] struct {
 	per     int
 	mac     func(acc []int64, x []E, taps *dot.Taps, w []uint32, chunk int) bool
-	macX2   func(acc0, acc1 []int64, x []E, taps *dot.Taps, w []uint32, chunk int) bool
+	tile    func(acc []int64, ld, n int, x []E, taps *dot.Taps, w []uint32, chunk int) bool
 	newTaps func(off []int32) (*dot.Taps, bool)
 	pool    *sync.Pool // of *[]E: packed inputs kept between decodes
 }
 
 var (
 	packPool16, packPool8 sync.Pool
-	form16                = &laneForm[int16]{per: 2, mac: dot.Mac16, macX2: dot.Mac16x2, newTaps: dot.NewTaps, pool: &packPool16}
-	form8                 = &laneForm[uint8]{per: 4, mac: dot.Mac8, macX2: dot.Mac8x2, newTaps: dot.NewTaps8, pool: &packPool8}
+	form16                = &laneForm[int16]{per: 2, mac: dot.Mac16, tile: dot.Tile16, newTaps: dot.NewTaps, pool: &packPool16}
+	form8                 = &laneForm[uint8]{per: 4, mac: dot.Mac8, tile: dot.Tile8, newTaps: dot.NewTaps8, pool: &packPool8}
 )
 
 // laneWeights is a conv's weights in one operand form of per channels: the
@@ -51,11 +51,13 @@ var (
 // end; quads are used only where they align, newW16), so its taps are at
 // one[o·ntap:].
 //
-// dual holds, for each even o whose o + 1 shares its group, their rows
-// interleaved for Mac16x2 or Mac8x2 at dual[o·ntap:], tap k of o at 2k and
-// of o + 1 at 2k + 1 (entries of a pair across groups unused).
+// tile holds, for each o that starts a tile (tileOK), the rows of o to
+// o + dot.TileRows − 1 interleaved for Tile16 or Tile8 at tile[o·ntap:],
+// tap k of o + r at TileRows·k + r (entries of channels in no tile unused):
+// the weights packed once, at load, in the order the tile kernels read
+// them.
 type laneWeights struct {
-	one, dual []uint32
+	one, tile []uint32
 	ntap      int
 }
 
@@ -78,10 +80,12 @@ type certified16 struct {
 	chunk int
 }
 
-// dualOK says whether channels o and o + 1 share a group and so run as one
-// Mac16x2 or Mac8x2 at dual[o·ntap:] (o even).
-func (k *convKernel) dualOK(o int) bool {
-	return o%2 == 0 && o+1 < int(k.p.Cout) && o/k.og == (o+1)/k.og
+// tileOK says whether channels o to o + dot.TileRows − 1 exist and share a
+// group, and so run as one Tile16 or Tile8 call at tile[o·ntap:]
+// (o a multiple of TileRows).
+func (k *convKernel) tileOK(o int) bool {
+	last := o + dot.TileRows - 1
+	return o%dot.TileRows == 0 && last < int(k.p.Cout) && o/k.og == last/k.og
 }
 
 // newW16 packs p's weights, or returns nil when one does not fit i16.
@@ -130,12 +134,14 @@ func (k *convKernel) laneWeights(per int, word func(w []int64) uint32) laneWeigh
 			}
 		}
 	}
-	lw.dual = make([]uint32, len(lw.one))
-	for o := 0; o+1 < int(p.Cout); o += 2 {
-		if k.dualOK(o) {
-			d, a, b := lw.dual[o*lw.ntap:][:2*lw.ntap], lw.one[o*lw.ntap:], lw.one[(o+1)*lw.ntap:]
-			for t := range lw.ntap {
-				d[2*t], d[2*t+1] = a[t], b[t]
+	lw.tile = make([]uint32, len(lw.one))
+	for o := 0; o < int(p.Cout); o += dot.TileRows {
+		if k.tileOK(o) {
+			d := lw.tile[o*lw.ntap:][:dot.TileRows*lw.ntap]
+			for r := range dot.TileRows {
+				for t, w := range lw.one[(o+r)*lw.ntap:][:lw.ntap] {
+					d[dot.TileRows*t+r] = w
+				}
 			}
 		}
 	}
@@ -358,9 +364,10 @@ func groupTaps[E int16 | uint8](k *convKernel, f *laneForm[E], pk *packed[E], dh
 var errorMac = errors.New("cpuref: a cpuref/dot kernel refused a packed input")
 
 // simdCols is the columns of a row simdRows computes through every output
-// channel at a time: 32 columns of a 3×3 conv over 64 channels read about
-// 13 KB of packed input, which stays in a 32 KB L1 cache.
-const simdCols = 32
+// channel at a time: 64 columns (one zmm tile of Tile16) of a 3×3 conv over
+// 64 channels read about 25 KB of packed input, which stays in a 48 KB L1
+// cache.
+const simdCols = 64
 
 // simdRows computes output rows [y0, y1) of every output channel in form f
 // with weights lw, chunk taps to a 32-bit lane, and hands each row of
@@ -429,12 +436,12 @@ func simdPacked[E int16 | uint8](f *laneForm[E], pk *packed[E], jobs []simdJob, 
 		}
 		return nil
 	}
-	// By channel only where every goroutine gets several: a split of a few
-	// channels is uneven, and one that parts o from o + 1 runs both on
-	// Mac16 alone instead of Mac16x2 (three channels on two goroutines: 0
-	// alone, then 1 and 2 apart).
+	// By channel only where every goroutine gets several, and in whole
+	// tiles of dot.TileRows channels: a split of a few channels is uneven,
+	// and one that parts a tile runs its channels on Mac16 alone.
 	if cout >= 8*runtime.GOMAXPROCS(0) {
-		return parallelRows(0, cout, (y1-y0)*work, func(a, b int) error { return do(a, b, y0, y1) })
+		const t = dot.TileRows
+		return parallelRows(0, (cout+t-1)/t, (y1-y0)*t*work, func(a, b int) error { return do(a*t, min(b*t, cout), y0, y1) })
 	}
 	return parallelRows(y0, y1, cout*work, func(a, b int) error { return do(0, cout, a, b) })
 }
@@ -454,10 +461,9 @@ func jobRow[E int16 | uint8](jb *simdJob, f *laneForm[E], acc []int64, xs []E, n
 		for o := o0; o < o1; o++ {
 			a := acc[(o-o0)*n+c0:][:cols]
 			var ok bool
-			if o+1 < o1 && k.dualOK(o) { // two channels, one read of x
-				a1 := acc[(o+1-o0)*n+c0:][:cols]
-				ok = f.macX2(a, a1, xs[f.per*c0:], jb.taps[o/k.og], jb.lw.dual[o*nt:][:2*nt], chunk)
-				o++
+			if o+dot.TileRows <= o1 && k.tileOK(o) { // TileRows channels, one read of x
+				ok = f.tile(acc[(o-o0)*n+c0:], n, cols, xs[f.per*c0:], jb.taps[o/k.og], jb.lw.tile[o*nt:][:dot.TileRows*nt], chunk)
+				o += dot.TileRows - 1
 			} else {
 				ok = f.mac(a, xs[f.per*c0:], jb.taps[o/k.og], jb.lw.one[o*nt:][:nt], chunk)
 			}

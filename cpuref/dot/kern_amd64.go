@@ -15,3 +15,15 @@ func peakAVX512VNNI(n int)
 
 // peak8AVX512VNNI runs n rounds of PeakRound products of its multiply-add on registers, 16 independent sums.
 func peak8AVX512VNNI(n int)
+
+// tile16AVX2 is Tile16's loop (tile.go) with AVX2: n columns, a multiple of Block; taps entries in off, TileRows·taps in w; chunk ≥ 1.
+func tile16AVX2(acc *int64, ld int, n int, x *int16, off *int32, w *uint32, taps int, chunk int)
+
+// tile16AVX512BW is Tile16's loop (tile.go) with AVX512BW: n columns, a multiple of Block; taps entries in off, TileRows·taps in w; chunk ≥ 1.
+func tile16AVX512BW(acc *int64, ld int, n int, x *int16, off *int32, w *uint32, taps int, chunk int)
+
+// tile16AVX512VNNI is Tile16's loop (tile.go) with AVX512VNNI: n columns, a multiple of Block; taps entries in off, TileRows·taps in w; chunk ≥ 1.
+func tile16AVX512VNNI(acc *int64, ld int, n int, x *int16, off *int32, w *uint32, taps int, chunk int)
+
+// tile8AVX512VNNI is Tilet8's loop (tile.go) with AVX512VNNI: n columns, a multiple of Block; taps entries in off, TileRows·taps in w; chunk ≥ 1.
+func tile8AVX512VNNI(acc *int64, ld int, n int, x *uint8, off *int32, w *uint32, taps int, chunk int)

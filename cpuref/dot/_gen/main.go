@@ -60,6 +60,9 @@ type isa struct {
 	mac  func(x, w, tmp, acc VecPhysical)
 	// peakChains is the number of independent sums the peak loop keeps.
 	peakChains int
+	// evex says the set is an AVX-512 one, whose moves reach Y16–Y31 too
+	// (VMOVDQU64, VEXTRACTI32X4: VEX encodes registers 0–15 only).
+	evex bool
 }
 
 var zmm = []VecPhysical{Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15,
@@ -71,10 +74,10 @@ func maddAdd(x, w, tmp, acc VecPhysical) { VPMADDWD(x, w, tmp); VPADDD(tmp, acc,
 
 var (
 	avx2 = isa{name: "AVX2", vec: func(i int) VecPhysical { return ymm[i] }, lane: 32, mac: maddAdd, peakChains: 8}
-	bw   = isa{name: "AVX512BW", vec: func(i int) VecPhysical { return zmm[i] }, lane: 64, mac: maddAdd, peakChains: 16}
-	wssd = isa{name: "AVX512VNNI", vec: func(i int) VecPhysical { return zmm[i] }, lane: 64, peakChains: 16,
+	bw   = isa{name: "AVX512BW", vec: func(i int) VecPhysical { return zmm[i] }, lane: 64, mac: maddAdd, peakChains: 16, evex: true}
+	wssd = isa{name: "AVX512VNNI", vec: func(i int) VecPhysical { return zmm[i] }, lane: 64, peakChains: 16, evex: true,
 		mac: func(x, w, _, acc VecPhysical) { vnni("VPDPWSSD", w, x, acc) }}
-	busd = isa{name: "AVX512VNNI", vec: func(i int) VecPhysical { return zmm[i] }, lane: 64, peakChains: 16,
+	busd = isa{name: "AVX512VNNI", vec: func(i int) VecPhysical { return zmm[i] }, lane: 64, peakChains: 16, evex: true,
 		mac: func(x, w, _, acc VecPhysical) { vnni("VPDPBUSD", w, x, acc) }}
 )
 

@@ -47,6 +47,10 @@ type Impl struct {
 	// with their checks done; tile8 is nil where mac8 is.
 	tile16 func(acc []int64, ld, n int, x []int16, off []int32, w []uint32, chunk int)
 	tile8  func(acc []int64, ld, n int, x []uint8, off []int32, w []uint32, chunk int)
+	// tile16RQ and tile8RQ are Tile16RQ's and Tile8RQ's loops (tile.go),
+	// fused or composed; tile8RQ is nil where mac8 is.
+	tile16RQ tileRQ[int16]
+	tile8RQ  tileRQ[uint8]
 	// rq is RQRowStrided's loop, with its constants formed (rqGeneric's
 	// contract); nil where the set has no 64-bit multiply.
 	rq func(dst []int64, stride int, src []int64, pre, mult, add, post int64, s uint, even, lo, hi int64) bool
@@ -79,12 +83,27 @@ var generic = Impl{
 // picked, best8 the last with a Mac8 kernel, bestRQ the last with an
 // rq loop and bestWide the last with the loops of narrow.go.
 var (
-	impls    = append([]Impl{generic}, native()...)
+	impls    = withTileRQ(append([]Impl{generic}, native()...))
 	best     = impls[len(impls)-1]
 	best8    = last(impls, func(im Impl) bool { return im.mac8 != nil })
 	bestRQ   = last(impls, func(im Impl) bool { return im.rq != nil })
 	bestWide = last(impls, func(im Impl) bool { return im.narrow8 != nil })
 )
+
+// withTileRQ gives each implementation of l without a fused Tile16RQ
+// (Tile8RQ) one composed of its own loops.
+func withTileRQ(l []Impl) []Impl {
+	for i := range l {
+		im := &l[i]
+		if im.tile16RQ == nil {
+			im.tile16RQ = composeRQ(im.tile16, im.rq, im.narrow8)
+		}
+		if im.tile8RQ == nil && im.tile8 != nil {
+			im.tile8RQ = composeRQ(im.tile8, im.rq, im.narrow8)
+		}
+	}
+	return l
+}
 
 // last is the last of l that has, which the pure one has.
 func last(l []Impl, has func(Impl) bool) Impl {

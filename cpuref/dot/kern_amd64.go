@@ -27,3 +27,12 @@ func tile16AVX512VNNI(acc *int64, ld int, n int, x *int16, off *int32, w *uint32
 
 // tile8AVX512VNNI is Tilet8's loop (tile.go) with AVX512VNNI: n columns, a multiple of Block; taps entries in off, TileRows·taps in w; chunk ≥ 1.
 func tile8AVX512VNNI(acc *int64, ld int, n int, x *uint8, off *int32, w *uint32, taps int, chunk int)
+
+// tileRQ16AVX512BW is tileRQ's kernel (tile.go) with AVX512BW and AVX512DQ: n columns, a multiple of Block; taps ≥ 1 entries in off, TileRows·taps in w, all in one chunk; q the rows' constants.
+func tileRQ16AVX512BW(dst *int8, ldb int, n int, x *int16, off *int32, w *uint32, taps int, q *int64) bool
+
+// tileRQ16AVX512VNNI is tileRQ's kernel (tile.go) with AVX512VNNI and AVX512DQ: n columns, a multiple of Block; taps ≥ 1 entries in off, TileRows·taps in w, all in one chunk; q the rows' constants.
+func tileRQ16AVX512VNNI(dst *int8, ldb int, n int, x *int16, off *int32, w *uint32, taps int, q *int64) bool
+
+// tileRQ8AVX512VNNI is tileRQ's kernel (tile.go) with AVX512VNNI and AVX512DQ: n columns, a multiple of Block; taps ≥ 1 entries in off, TileRows·taps in w, all in one chunk; q the rows' constants.
+func tileRQ8AVX512VNNI(dst *int8, ldb int, n int, x *uint8, off *int32, w *uint32, taps int, q *int64) bool

@@ -16,14 +16,23 @@ func native() []Impl {
 		if cpu.X86.HasAVX512DQ { // vpmullq
 			rq = rqAVX512
 		}
-		l = append(l, Impl{Name: "avx512bw", mac16: asmMac(mac16AVX512BW), peak: peakAVX512BW, rq: rq,
+		bw := Impl{Name: "avx512bw", mac16: asmMac(mac16AVX512BW), peak: peakAVX512BW, rq: rq,
 			tile16:  asmTile(tile16AVX512BW),
-			narrow8: narrow8AVX512Go, widen8: widen8AVX512Go, extent8: extent8AVX512Go, pair8: pair8AVX512Go})
+			narrow8: narrow8AVX512Go, widen8: widen8AVX512Go, extent8: extent8AVX512Go, pair8: pair8AVX512Go}
+		if rq != nil {
+			bw.tile16RQ = asmTileRQ(tileRQ16AVX512BW, composeRQ(bw.tile16, rq, bw.narrow8))
+		}
+		l = append(l, bw)
 		if cpu.X86.HasAVX512VNNI {
-			l = append(l, Impl{Name: "avx512vnni", mac16: asmMac(mac16AVX512VNNI), peak: peakAVX512VNNI,
+			vnni := Impl{Name: "avx512vnni", mac16: asmMac(mac16AVX512VNNI), peak: peakAVX512VNNI,
 				mac8: asmMac(mac8AVX512VNNI), peak8: peak8AVX512VNNI, rq: rq,
 				tile16: asmTile(tile16AVX512VNNI), tile8: asmTile(tile8AVX512VNNI),
-				narrow8: narrow8AVX512Go, widen8: widen8AVX512Go, extent8: extent8AVX512Go, pair8: pair8AVX512Go})
+				narrow8: narrow8AVX512Go, widen8: widen8AVX512Go, extent8: extent8AVX512Go, pair8: pair8AVX512Go}
+			if rq != nil {
+				vnni.tile16RQ = asmTileRQ(tileRQ16AVX512VNNI, composeRQ(vnni.tile16, rq, vnni.narrow8))
+				vnni.tile8RQ = asmTileRQ(tileRQ8AVX512VNNI, composeRQ(vnni.tile8, rq, vnni.narrow8))
+			}
+			l = append(l, vnni)
 		}
 	}
 	return l
@@ -49,6 +58,17 @@ func asmMac[E int16 | uint8](k func(acc *int64, n int, x *E, off *int32, w *uint
 func asmTile[E int16 | uint8](k func(acc *int64, ld, n int, x *E, off *int32, w *uint32, taps, chunk int)) func([]int64, int, int, []E, []int32, []uint32, int) {
 	return func(acc []int64, ld, n int, x []E, off []int32, w []uint32, chunk int) {
 		k(&acc[0], ld, n, &x[0], &off[0], &w[0], len(off), chunk)
+	}
+}
+
+// asmTileRQ is Tile16RQ's or Tile8RQ's loop on a fused kernel
+// (kern_amd64.s) where every tap is in one chunk, and composed otherwise.
+func asmTileRQ[E int16 | uint8](k func(dst *int8, ldb, n int, x *E, off *int32, w *uint32, taps int, q *int64) bool, composed tileRQ[E]) tileRQ[E] {
+	return func(dst []int8, ldb int, acc []int64, n int, x []E, off []int32, w []uint32, chunk int, q *TileRQ) bool {
+		if len(off) == 0 || len(off) > chunk {
+			return composed(dst, ldb, acc, n, x, off, w, chunk, q)
+		}
+		return k(&dst[0], ldb, n, &x[0], &off[0], &w[0], len(off), &q[0])
 	}
 }
 

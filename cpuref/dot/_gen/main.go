@@ -12,7 +12,9 @@
 //     independent chains to keep every multiply-add port busy;
 //   - the tile kernels, TileRows output channels × a block of columns held
 //     in registers at once, stepping through the taps of §6's chunks
-//     (tile.go in this directory).
+//     (tile.go in this directory);
+//   - the same tiles with the rq, clamp and narrowing to i8 fused into the
+//     tile's store (fused.go), for AVX-512 with DQ's vpmullq.
 //
 // avo v0.5.0 has no AVX-512 VNNI instructions (vpdpwssd, vpdpbusd are not
 // in its instruction table): vnni emits them as raw ir.Instruction nodes,
@@ -33,6 +35,7 @@ func main() {
 	ConstraintExpr("!purego")
 	peaks()
 	tiles()
+	fusedTiles()
 	Generate()
 }
 

@@ -36,7 +36,7 @@ func open(t *testing.T, f Fabric) *Decoder {
 	return d
 }
 
-func demo(t *testing.T) (set, payload []byte) {
+func demo(t testing.TB) (set, payload []byte) {
 	t.Helper()
 	set, err := os.ReadFile("../examples/demo/int_synth.json")
 	if err != nil {

@@ -3,6 +3,7 @@ package bench
 import (
 	"testing"
 
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/plan"
 )
 
@@ -12,7 +13,7 @@ import (
 func BenchmarkLoadBmshj(b *testing.B) {
 	c := bmshjCase(4)
 	for b.Loop() {
-		s, err := plan.NewSession(plan.CPU)
+		s, err := plan.NewSession(fabric.Options{Fabric: fabric.CPU})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -27,7 +28,7 @@ func BenchmarkLoadBmshj(b *testing.B) {
 // a CPU session, the graph loaded once.
 func BenchmarkDecodeBmshj(b *testing.B) {
 	c := bmshjCase(4)
-	s, err := plan.NewSession(plan.CPU)
+	s, err := plan.NewSession(fabric.Options{Fabric: fabric.CPU})
 	if err != nil {
 		b.Fatal(err)
 	}

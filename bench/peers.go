@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/waiops/waiops/plan"
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
@@ -79,7 +79,7 @@ func (p *peerConv) file() []byte {
 // peer conv. peersDir holds conv.c, ort_conv.js and node_modules.
 func RunPeers(names []string, peersDir string, side, runs int) []Peer {
 	p := newPeerConv(side, runs)
-	cpu := plan.NewCPU()
+	cpu := fabric.NewCPU()
 	ours, outs := measure(cpu, p.benchCase(), Options{Runs: runs, Warmup: 1, Budget: 1 << 62})
 	var res []Peer
 	tmp, err := os.MkdirTemp("", "waiops-peers")

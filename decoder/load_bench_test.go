@@ -1,6 +1,10 @@
 package decoder
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/waiops/waiops/fabric"
+)
 
 // BenchmarkLoadDemo loads examples/demo's int_synth set on the CPU
 // reference: the §13.1 lowering, the certificate, and the graph loaded
@@ -8,7 +12,7 @@ import "testing"
 func BenchmarkLoadDemo(b *testing.B) {
 	set, _ := demo(b)
 	for b.Loop() {
-		d, err := Open(Options{Fabric: CPU})
+		d, err := Open(fabric.Options{Fabric: fabric.CPU})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -23,7 +27,7 @@ func BenchmarkLoadDemo(b *testing.B) {
 // 204×204 frame) on the CPU reference, the set loaded once.
 func BenchmarkDecodeDemo(b *testing.B) {
 	set, payload := demo(b)
-	d, err := Open(Options{Fabric: CPU})
+	d, err := Open(fabric.Options{Fabric: fabric.CPU})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -367,10 +367,13 @@ func finish(pr peerRun, p *peerConv, th int, ours oursFigure) Peer {
 
 // Headline is, for one data kind and thread count, the fastest int8
 // library peer whose outputs equal ours (the C loop is no library), and
-// our throughput over its.
+// our throughput over its. Scope says which peers competed: every one, or
+// (when the fastest used AMX, which our kernels do not) those at AVX-512
+// VNNI or below, the instruction set of our kernels.
 type Headline struct {
 	Data         string  `json:"data"`
 	Threads      int     `json:"threads"`
+	Scope        string  `json:"scope"`
 	Peer         string  `json:"best_peer"`
 	Impl         string  `json:"implementation,omitempty"`
 	Output       string  `json:"output"`
@@ -379,25 +382,47 @@ type Headline struct {
 	OursOverPeer float64 `json:"ours_over_peer"`
 }
 
+// Headline scopes.
+const (
+	anyISA   = "any ISA"
+	noAMXISA = "without AMX"
+)
+
 // Headlines picks each data kind and thread count's best peer, in the
-// order the peers ran.
+// order the peers ran, and after it the best without AMX when the best
+// used AMX.
 func Headlines(peers []Peer) []Headline {
 	var hs []Headline
-	at := map[[2]string]int{}
+	at := map[[3]string]int{}
 	for _, p := range peers {
 		if p.Skipped != "" || !p.Equal || p.Name == "c" || p.Throughput <= 0 {
 			continue
 		}
-		k := [2]string{p.Data, strconv.Itoa(p.Threads)}
-		h := Headline{p.Data, p.Threads, p.Name, p.Impl, p.Output, p.Throughput, p.Ours, p.OursOverPeer}
-		i, ok := at[k]
-		switch {
-		case !ok:
-			at[k] = len(hs)
-			hs = append(hs, h)
-		case p.Throughput > hs[i].Throughput:
-			hs[i] = h
+		for _, scope := range []string{anyISA, noAMXISA} {
+			if scope == noAMXISA && strings.Contains(p.Impl, "amx") {
+				continue
+			}
+			k := [3]string{p.Data, strconv.Itoa(p.Threads), scope}
+			h := Headline{p.Data, p.Threads, scope, p.Name, p.Impl, p.Output, p.Throughput, p.Ours, p.OursOverPeer}
+			i, ok := at[k]
+			switch {
+			case !ok:
+				at[k] = len(hs)
+				hs = append(hs, h)
+			case p.Throughput > hs[i].Throughput:
+				hs[i] = h
+			}
 		}
 	}
-	return hs
+	// The without-AMX row stays only where it differs from its any-ISA row.
+	var out []Headline
+	for _, h := range hs {
+		if h.Scope == noAMXISA {
+			if a := hs[at[[3]string{h.Data, strconv.Itoa(h.Threads), anyISA}]]; a.Peer == h.Peer && a.Impl == h.Impl {
+				continue
+			}
+		}
+		out = append(out, h)
+	}
+	return out
 }

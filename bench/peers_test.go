@@ -1,11 +1,14 @@
 package bench
 
 import (
+	"encoding/binary"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/waiops/waiops/tensor"
 )
 
 // TestPeerConvEqualsCPU: the C loop runs on every machine of ours (gcc),
@@ -98,22 +101,25 @@ func TestParsePeerOutput(t *testing.T) {
 
 // TestHeadlines: per data kind and thread count, the fastest peer whose
 // outputs equal ours, never the C loop, a skipped peer or one whose
-// outputs differ.
+// outputs differ; where the fastest used AMX, the fastest without follows.
 func TestHeadlines(t *testing.T) {
 	ps := []Peer{
 		{Name: "c", Data: "i8", Threads: 1, Throughput: 9e12, Equal: true},
 		{Name: "ort", Data: "i8", Threads: 1, Throughput: 10e9, Ours: 60e9, OursOverPeer: 6, Equal: true},
-		{Name: "onednn", Data: "i8", Threads: 1, Throughput: 300e9, Ours: 60e9, OursOverPeer: 0.2, Equal: true, Impl: "jit_int8"},
+		{Name: "onednn", Data: "i8", Threads: 1, Throughput: 300e9, Ours: 60e9, OursOverPeer: 0.2, Equal: true, Impl: "jit_int8:avx512_core_vnni"},
 		{Name: "ort-qlinear", Data: "i8", Threads: 1, Throughput: 500e9, Equal: false},
 		{Name: "ort", Data: "i8", Threads: 2, Throughput: 20e9, Ours: 100e9, OursOverPeer: 5, Equal: true},
 		{Name: "onednn", Data: "i8", Threads: 2, Skipped: "oneDNN not installed"},
 		{Name: "ort-qlinear", Data: "u8", Threads: 1, Throughput: 200e9, Ours: 80e9, OursOverPeer: 0.4, Equal: true, Output: "rq u8"},
+		{Name: "onednn", Data: "u8", Threads: 1, Throughput: 2e12, Ours: 60e9, OursOverPeer: 0.03, Equal: true, Impl: "brgconv:avx512_core_amx_int8"},
+		{Name: "onednn vnni", Data: "u8", Threads: 1, Throughput: 400e9, Ours: 60e9, OursOverPeer: 0.15, Equal: true, Impl: "brgconv:avx512_core_vnni"},
 	}
 	got := Headlines(ps)
 	want := []Headline{
-		{Data: "i8", Threads: 1, Peer: "onednn", Impl: "jit_int8", Throughput: 300e9, Ours: 60e9, OursOverPeer: 0.2},
-		{Data: "i8", Threads: 2, Peer: "ort", Throughput: 20e9, Ours: 100e9, OursOverPeer: 5},
-		{Data: "u8", Threads: 1, Peer: "ort-qlinear", Output: "rq u8", Throughput: 200e9, Ours: 80e9, OursOverPeer: 0.4},
+		{Data: "i8", Threads: 1, Scope: anyISA, Peer: "onednn", Impl: "jit_int8:avx512_core_vnni", Throughput: 300e9, Ours: 60e9, OursOverPeer: 0.2},
+		{Data: "i8", Threads: 2, Scope: anyISA, Peer: "ort", Throughput: 20e9, Ours: 100e9, OursOverPeer: 5},
+		{Data: "u8", Threads: 1, Scope: anyISA, Peer: "onednn", Impl: "brgconv:avx512_core_amx_int8", Throughput: 2e12, Ours: 60e9, OursOverPeer: 0.03},
+		{Data: "u8", Threads: 1, Scope: noAMXISA, Peer: "onednn vnni", Impl: "brgconv:avx512_core_vnni", Throughput: 400e9, Ours: 60e9, OursOverPeer: 0.15},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %+v, want %+v", got, want)
@@ -139,10 +145,41 @@ func TestPeerMarkdown(t *testing.T) {
 	for _, want := range []string{
 		"| u8 | 2 | ort-qlinear | – | rq u8 | 3.00 ms | 200.00 GMAC/s | 80.00 GMAC/s | 0.40 | true |  |",
 		"| i8 | 1 | onednn | – | – | – | – | – | – | – | skipped: oneDNN not installed |",
-		"| u8 | 2 | ort-qlinear | – | rq u8 | 200.00 GMAC/s | 80.00 GMAC/s | 0.400 |",
+		"| u8 | 2 | any ISA | ort-qlinear | – | rq u8 | 200.00 GMAC/s | 80.00 GMAC/s | 0.400 |",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("missing %q in\n%s", want, b.String())
+		}
+	}
+}
+
+// TestFinishComparesOutputs: a peer's int32 outputs equal to ours are
+// marked equal; one element off (the sixth) is a difference at element 5;
+// the ratio is ours over the peer's throughput (work 64·64·9·4·4 MAC in
+// 1 ms against ours at twice that rate: 2).
+func TestFinishComparesOutputs(t *testing.T) {
+	p := newPeerConv(4, 1)
+	ours := oursFigure{perSecond: 2 * float64(p.work()) / 1e-3, outs: []*tensor.T{{Data: []int64{1, -2, 3, 70000, -5, 6}}}}
+	for _, c := range []struct {
+		file  []int32
+		equal bool
+		note  string
+	}{
+		{[]int32{1, -2, 3, 70000, -5, 6}, true, ""},
+		{[]int32{1, -2, 3, 70000, -5, 7}, false, "first difference at element 5"},
+		{[]int32{1, -2, 3}, false, "peer output missing or of the wrong size"},
+	} {
+		var b []byte
+		for _, v := range c.file {
+			b = binary.LittleEndian.AppendUint32(b, uint32(v))
+		}
+		out := filepath.Join(t.TempDir(), "y")
+		if err := os.WriteFile(out, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got := finish(peerRun{Peer: Peer{Name: "x", MedianNS: 1e6}, out: out}, p, 1, ours)
+		if got.Equal != c.equal || got.Note != c.note || got.OursOverPeer != 2 {
+			t.Errorf("%v: equal %v, note %q, ratio %g; want %v, %q, 2", c.file, got.Equal, got.Note, got.OursOverPeer, c.equal, c.note)
 		}
 	}
 }

@@ -24,10 +24,11 @@ func (p *peerConv) xType() int {
 // com.microsoft QLinearConv with channels_last = 1: x [1, h, w, cin] (i8 or
 // u8, NHWC) → y [1, h, w, cout] of x's type. Every scale is 1 but y's,
 // 2^qShift, and every zero point 0, so y = saturate(round_half_even(Σ x·w /
-// 2^qShift)): graph(true)'s output, exactly (the float product of an
-// int32 sum below 2^24 and a power of two is exact). The weights [cout,
-// cin, k, k] are an initializer, as in a deployed model, so ORT packs them
-// once at load.
+// 2^qShift)): graph(true)'s output, exactly: a sum below 2^24 is an exact
+// float32 and so is its product with a power of two, and a sum beyond
+// 2^24 (u8 data reach 576·255·128) saturates whatever its rounding. The
+// weights [cout, cin, k, k] are an initializer, as in a deployed model, so
+// ORT packs them once at load.
 func qlinearConvModel(p *peerConv) []byte {
 	const msDomain = "com.microsoft"
 	one := tensorInit("one", onnxFloat, float32Bytes(1))

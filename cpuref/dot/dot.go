@@ -119,7 +119,7 @@ func Selected() string { return best.Name }
 // Selected8 is the name of the implementation Mac8 runs.
 func Selected8() string { return best8.Name }
 
-// SelectedRQ is the name of the implementation RQRow runs.
+// SelectedRQ is the name of the implementation RQRowStrided runs.
 func SelectedRQ() string { return bestRQ.Name }
 
 // Accelerated reports whether Mac16 runs an instruction-set kernel rather

@@ -1,3 +1,9 @@
+// Package priorcorpus generates the prior-carriage vectors of
+// vectors/prior: parameter sets in each wire form package prior reads
+// (safetensors, GGUF, NNC), each with the outcome it was written to reach
+// (the form read, or the refusal and its code). Only the corpus tooling
+// (`waiops vectors gen|check`) imports it; it lives outside prior so that
+// a decoder does not link it.
 package priorcorpus
 
 import (

@@ -1,9 +1,8 @@
 // Package priorcorpus generates the prior-carriage vectors of
-// vectors/prior: parameter sets in each wire form package prior reads
-// (safetensors, GGUF, NNC), each with the outcome it was written to reach
-// (the form read, or the refusal and its code). Only the corpus tooling
-// (`waiops vectors gen|check`) imports it; it lives outside prior so that
-// a decoder does not link it.
+// vectors/prior: native artifacts, their canonical file in each wire form
+// package prior reads, negative controls, and every vector's outcome
+// (CorpusFiles). Only the corpus tooling (`waiops vectors gen|check`)
+// imports it; it lives outside prior so that a decoder does not link it.
 package priorcorpus
 
 import (

@@ -43,7 +43,7 @@ type prepared struct {
 }
 
 // preps holds each operator's preparation, registered from the file that
-// dispatches its shader (CONVENTIONS §1). The 25 of wai-ops/1-i32 (§9.1).
+// dispatches its shader (docs/CONVENTIONS.md §1). The 25 of wai-ops/1-i32 (§9.1).
 var preps = map[whg1.Opcode]func(g *whg1.Graph, op *whg1.Op) (prepared, error){}
 
 // Load reads a WHG1 graph against acc32 (§8.6, §10.5): certify.Load refuses

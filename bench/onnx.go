@@ -8,7 +8,8 @@ import (
 
 // convIntegerModel writes the protobuf bytes of a one-node ONNX model,
 // y = ConvInteger(x, w) with 3×3 zero padding 1, x int8 [1, cin, h, w],
-// w int8 [cout, cin, k, k], y int32. Field numbers are onnx.proto's.
+// w int8 [cout, cin, k, k], y int32 (x uint8 for u8 data). Field numbers
+// are onnx.proto's.
 func convIntegerModel(p *peerConv) []byte {
 	const (
 		int8Type  = 3
@@ -24,7 +25,7 @@ func convIntegerModel(p *peerConv) []byte {
 	var graph []byte
 	graph = pbBytes(graph, 1, node)
 	graph = pbBytes(graph, 2, []byte("peer"))
-	graph = pbBytes(graph, 11, valueInfo("x", int8Type, 1, p.cin, p.side, p.side))
+	graph = pbBytes(graph, 11, valueInfo("x", p.xType(), 1, p.cin, p.side, p.side))
 	graph = pbBytes(graph, 11, valueInfo("w", int8Type, p.cout, p.cin, p.k, p.k))
 	graph = pbBytes(graph, 12, valueInfo("y", int32Type, 1, p.cout, p.side, p.side))
 	return model(graph)

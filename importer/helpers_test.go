@@ -111,7 +111,12 @@ func latents(seed uint64, k, c, h, w int) []Latent {
 
 func mustImport(t testing.TB, model []byte, cal []Latent, acts int, p certify.Profile) *Result {
 	t.Helper()
-	r, err := Import(model, cal, Options{Acts: acts, Weights: 8, Profile: p})
+	return mustImportW(t, model, cal, acts, 8, p)
+}
+
+func mustImportW(t testing.TB, model []byte, cal []Latent, acts, weights int, p certify.Profile) *Result {
+	t.Helper()
+	r, err := Import(model, cal, Options{Acts: acts, Weights: weights, Profile: p})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,10 +83,12 @@ func opCases() []opCase {
 			b.Node("LeakyRelu", []string{"x"}, []string{"y"}, onnx.FloatAttr("alpha", 0.5))
 			return []string{"y"}
 		}, want: [][]float64{{-1, 3}}, ops: []whg1.Opcode{whg1.OpLeaky}},
-		{name: "clip", in: one(-2, 3), build: func(b *onnx.Builder) []string {
-			b.Node("Clip", []string{"x", b.Floats([]float32{-1}), b.Floats([]float32{2})}, []string{"y"})
+		{name: "clip", in: one(-4, 3, 1), build: func(b *onnx.Builder) []string {
+			// The halving puts the Clip's input at a scale other than 1.
+			h := b.Op("Mul", []string{"x", b.Floats([]float32{0.5})})
+			b.Node("Clip", []string{h, b.Floats([]float32{-1}), b.Floats([]float32{1})}, []string{"y"})
 			return []string{"y"}
-		}, want: [][]float64{{-1, 2}}, ops: []whg1.Opcode{whg1.OpClamp}},
+		}, want: [][]float64{{-1, 1, 0.5}}, ops: []whg1.Opcode{whg1.OpRescale, whg1.OpClamp}},
 		{name: "add", in: one(-2, 3), build: func(b *onnx.Builder) []string {
 			b.Node("Add", []string{"x", b.Op("Relu", []string{"x"})}, []string{"y"})
 			return []string{"y"}
@@ -233,6 +235,34 @@ func TestIGDNUnfolded(t *testing.T) {
 	vals, _ := net.evaluate(floatOf(c.in))
 	if got := vals[net.outputs[0]].d; math.Abs(got[0]-2*math.Sqrt(2+0.3125*4)) > 1e-6 {
 		t.Fatalf("%v", got)
+	}
+}
+
+// TestAccumulatorBudget: a conv whose i16 weights at full scale would pass
+// i32 over the input's range has its weight scale raised until the
+// certificate meets acc32.
+func TestAccumulatorBudget(t *testing.T) {
+	const cin = 64
+	c := opCase{name: "budget", in: tens(cin, 2, 2), build: func(b *onnx.Builder) []string {
+		w := make([]float32, cin*9)
+		for i := range w {
+			w[i] = -float32(1+i%5) / 10
+		}
+		// After the Relu the input's range is [0, L]: with negative
+		// weights only the partial sums' lower ends bind.
+		b.Node("Conv", []string{b.Op("Relu", []string{"x"}), b.Floats(w, 1, cin, 3, 3)}, []string{"y"}, onnx.IntsAttr("pads", 1, 1, 1, 1))
+		return []string{"y"}
+	}}
+	for i := range c.in.Data {
+		c.in.Data[i] = int64(i%201) - 100
+	}
+	r := mustImportW(t, build(t, c), []Latent{{Name: "in", T: c.in}}, 16, 16, certify.Acc32)
+	if r.Layers[1].Raised != 1 {
+		t.Fatalf("raised %d channels, want 1", r.Layers[1].Raised)
+	}
+	acc := r.Cert.Graphs[0].Nodes[1].Intermediates["conv.acc"]
+	if acc.Bits() > 32 || acc.Lo.Int64() > -(1<<30) {
+		t.Fatalf("conv.acc %v: want a lower end close to −2^31", acc)
 	}
 }
 

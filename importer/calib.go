@@ -193,12 +193,8 @@ func floatOf(t *tensor.T) *ftensor {
 func calibrate(net *network, latents []Latent) ([]float64, error) {
 	r := make([]float64, len(net.channels))
 	for _, lt := range latents {
-		vals, err := net.evaluate(floatOf(lt.T))
-		if err != nil {
+		if _, err := net.run(floatOf(lt.T), func(v int, t *ftensor) { r[v] = max(r[v], maxAbs(t.d)) }); err != nil {
 			return nil, fmt.Errorf("calibration input %s: %w", lt.Name, err)
-		}
-		for v, t := range vals {
-			r[v] = max(r[v], maxAbs(t.d))
 		}
 	}
 	return r, nil

@@ -2,6 +2,9 @@ package importer
 
 import (
 	"fmt"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"math"
 	"runtime"
 	"sync"
@@ -25,11 +28,27 @@ const maxEvalElems = 1 << 26
 // value (value 0 is the input). It is the importer's float reference: the
 // ONNX graph's arithmetic, in float64, layer by layer.
 func (n *network) evaluate(x *ftensor) ([]*ftensor, error) {
+	return n.run(x, nil)
+}
+
+// run evaluates the network. With visit set, it hands each value to visit
+// as it is made and drops it once its last reader has run, so that only
+// the values still to be read are held; it then returns nil.
+func (n *network) run(x *ftensor, visit func(v int, t *ftensor)) ([]*ftensor, error) {
 	if x.c != n.channels[0] {
 		return nil, fmt.Errorf("input of %d channels; the model reads %d", x.c, n.channels[0])
 	}
+	last := make([]int, len(n.channels)) // the last layer that reads each value
+	for i, l := range n.layers {
+		for _, v := range l.in {
+			last[v] = i
+		}
+	}
 	vals := make([]*ftensor, len(n.channels))
 	vals[0] = x
+	if visit != nil {
+		visit(0, x)
+	}
 	for i := range n.layers {
 		l := &n.layers[i]
 		out, err := l.eval(vals)
@@ -37,6 +56,18 @@ func (n *network) evaluate(x *ftensor) ([]*ftensor, error) {
 			return nil, fmt.Errorf("node %s (%s): %w", l.node, l.op, err)
 		}
 		vals[l.out] = out
+		if visit == nil {
+			continue
+		}
+		visit(l.out, out)
+		for _, v := range l.in {
+			if last[v] == i {
+				vals[v] = nil
+			}
+		}
+	}
+	if visit != nil {
+		return nil, nil
 	}
 	return vals, nil
 }
@@ -124,22 +155,19 @@ func (l *layer) eval(vals []*ftensor) (*ftensor, error) {
 		}
 		return out, nil
 	case kIGDN:
-		// y_i = x_i · √(β_i + Σ_j γ_ij·x_j²)
-		out := newF(x.c, x.h, x.w)
+		// y_i = x_i · √(β_i + Σ_j γ_ij·x_j²): the sums as one GEMM, γ·x².
 		hw := x.h * x.w
-		sq := make([]float64, x.c)
-		for p := range hw {
-			for j := range x.c {
-				v := x.d[j*hw+p]
-				sq[j] = v * v
-			}
-			for i := range x.c {
-				s := l.beta[i]
-				for j, q := range sq {
-					s += l.gamma[i*x.c+j] * q
-				}
-				out.d[i*hw+p] = x.d[i*hw+p] * math.Sqrt(max(s, 0))
-			}
+		sq := make([]float64, len(x.d))
+		for i, v := range x.d {
+			sq[i] = v * v
+		}
+		out := newF(x.c, x.h, x.w)
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
+			blas64.General{Rows: x.c, Cols: x.c, Stride: x.c, Data: l.gamma},
+			blas64.General{Rows: x.c, Cols: hw, Stride: hw, Data: sq},
+			0, blas64.General{Rows: x.c, Cols: hw, Stride: hw, Data: out.d})
+		for i := range out.d {
+			out.d[i] = x.d[i] * math.Sqrt(max(out.d[i]+l.beta[i/hw], 0))
 		}
 		return out, nil
 	}
@@ -164,7 +192,12 @@ func parallel(n int, f func(o int)) {
 	wg.Wait()
 }
 
-// conv is §5.2's sum in float64, plus the bias.
+// gemmChunk bounds the columns of one GEMM, so that a layer's column
+// buffer stays near 64 MiB whatever the picture's size.
+const gemmChunk = 1 << 23
+
+// conv is §5.2's sum in float64, plus the bias: for groups 1 an im2col
+// GEMM over chunks of output positions, otherwise the direct sum.
 func (l *layer) conv(x *ftensor) (*ftensor, error) {
 	ho := (x.h+2*l.ph-l.kh)/l.sh + 1
 	wo := (x.w+2*l.pw-l.kw)/l.sw + 1
@@ -172,14 +205,58 @@ func (l *layer) conv(x *ftensor) (*ftensor, error) {
 		return nil, fmt.Errorf("a %d×%d input does not fit this conv", x.h, x.w)
 	}
 	out := newF(l.cout, ho, wo)
+	if l.groups == 1 {
+		l.convGEMM(x, out)
+	} else {
+		l.convDirect(x, out)
+	}
+	if l.b != nil {
+		for o := range l.cout {
+			for i, p := 0, out.plane(o); i < len(p); i++ {
+				p[i] += l.b[o]
+			}
+		}
+	}
+	return out, nil
+}
+
+func (l *layer) convGEMM(x, out *ftensor) {
+	k := x.c * l.kh * l.kw
+	n := out.h * out.w
+	nb := max(1, min(n, gemmChunk/k))
+	cols := make([]float64, k*nb)
+	for p0 := 0; p0 < n; p0 += nb {
+		m := min(nb, n-p0)
+		// cols[(ci·kh + i)·kw + j][p] = X̃[ci][y·sh + i − ph][x·sw + j − pw].
+		parallel(x.c, func(ci int) {
+			src := x.plane(ci)
+			for i := range l.kh {
+				for j := range l.kw {
+					row := cols[((ci*l.kh+i)*l.kw+j)*m:][:m]
+					for q := range m {
+						y, xo := (p0+q)/out.w, (p0+q)%out.w
+						sy, sx := y*l.sh+i-l.ph, xo*l.sw+j-l.pw
+						if sy >= 0 && sy < x.h && sx >= 0 && sx < x.w {
+							row[q] = src[sy*x.w+sx]
+						} else {
+							row[q] = 0
+						}
+					}
+				}
+			}
+		})
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
+			blas64.General{Rows: l.cout, Cols: k, Stride: k, Data: l.w},
+			blas64.General{Rows: k, Cols: m, Stride: m, Data: cols[:k*m]},
+			0, blas64.General{Rows: l.cout, Cols: m, Stride: n, Data: out.d[p0:]})
+	}
+}
+
+func (l *layer) convDirect(x, out *ftensor) {
+	ho, wo := out.h, out.w
 	cg, og := x.c/l.groups, l.cout/l.groups
 	parallel(l.cout, func(o int) {
 		dst := out.plane(o)
-		if l.b != nil {
-			for i := range dst {
-				dst[i] = l.b[o]
-			}
-		}
 		for ci := range cg {
 			src := x.plane(o/og*cg + ci)
 			for i := range l.kh {
@@ -204,10 +281,11 @@ func (l *layer) conv(x *ftensor) (*ftensor, error) {
 			}
 		}
 	})
-	return out, nil
 }
 
-// convT is §5.3's sum in its scatter form, in float64, plus the bias.
+// convT is §5.3's sum in its scatter form, in float64, plus the bias: a
+// GEMM gives every tap's product plane, Wᵀ·X over chunks of input
+// positions, and each is added into the output at its offset (col2im).
 func (l *layer) convT(x *ftensor) (*ftensor, error) {
 	ho := (x.h-1)*l.sh + l.kh + l.oph - 2*l.ph
 	wo := (x.w-1)*l.sw + l.kw + l.opw - 2*l.pw
@@ -215,36 +293,38 @@ func (l *layer) convT(x *ftensor) (*ftensor, error) {
 		return nil, fmt.Errorf("a %d×%d input does not fit this conv_transpose", x.h, x.w)
 	}
 	out := newF(l.cout, ho, wo)
-	parallel(l.cout, func(o int) {
-		dst := out.plane(o)
-		if l.b != nil {
-			for i := range dst {
-				dst[i] = l.b[o]
-			}
-		}
-		for ci := range x.c {
-			src := x.plane(ci)
-			for i := range l.kh {
-				for j := range l.kw {
-					w := l.w[((ci*l.cout+o)*l.kh+i)*l.kw+j]
-					if w == 0 {
-						continue
-					}
-					for u := range x.h {
-						y := u*l.sh + i - l.ph
-						if y < 0 || y >= ho {
-							continue
-						}
-						drow, row := dst[y*wo:(y+1)*wo], src[u*x.w:(u+1)*x.w]
-						for v, xv := range row {
-							if xo := v*l.sw + j - l.pw; xo >= 0 && xo < wo {
-								drow[xo] += w * xv
-							}
-						}
+	taps := l.kh * l.kw
+	mrows := l.cout * taps
+	n := x.h * x.w
+	nb := max(1, min(n, gemmChunk/mrows))
+	cols := make([]float64, mrows*nb)
+	for p0 := 0; p0 < n; p0 += nb {
+		m := min(nb, n-p0)
+		blas64.Gemm(blas.Trans, blas.NoTrans, 1,
+			blas64.General{Rows: x.c, Cols: mrows, Stride: mrows, Data: l.w},
+			blas64.General{Rows: x.c, Cols: m, Stride: n, Data: x.d[p0:]},
+			0, blas64.General{Rows: mrows, Cols: m, Stride: m, Data: cols[:mrows*m]})
+		parallel(l.cout, func(o int) {
+			dst := out.plane(o)
+			for t := range taps {
+				i, j := t/l.kw, t%l.kw
+				row := cols[(o*taps+t)*m:][:m]
+				for q, v := range row {
+					u, w := (p0+q)/x.w, (p0+q)%x.w
+					y, xo := u*l.sh+i-l.ph, w*l.sw+j-l.pw
+					if y >= 0 && y < ho && xo >= 0 && xo < wo {
+						dst[y*wo+xo] += v
 					}
 				}
 			}
+		})
+	}
+	if l.b != nil {
+		for o := range l.cout {
+			for i, p := 0, out.plane(o); i < len(p); i++ {
+				p[i] += l.b[o]
+			}
 		}
-	})
+	}
 	return out, nil
 }

@@ -104,7 +104,14 @@ func parseNpy(b []byte) (*tensor.T, error) {
 	}
 	t := tensor.New(tensor.Shape{C: shape[0], H: shape[1], W: shape[2]})
 	var vals []float64
-	switch strings.TrimLeft(d.Type, "<|=") {
+	// The descr as the header writes it, '<f4', less its quotes and
+	// byte-order mark (little-endian and byte types only).
+	typ := strings.Trim(d.Type, "'\"")
+	if strings.HasPrefix(typ, ">") {
+		return nil, fmt.Errorf("dtype %s is big-endian; save the latents little-endian", d.Type)
+	}
+	typ = strings.TrimLeft(typ, "<|=")
+	switch typ {
 	case "f4":
 		var v []float32
 		err = r.Read(&v)
@@ -115,7 +122,7 @@ func parseNpy(b []byte) (*tensor.T, error) {
 		err = r.Read(&vals)
 	case "i1", "i2", "i4", "i8", "u1", "u2":
 		var v []int64
-		v, err = readInts(r, strings.TrimLeft(d.Type, "<|="))
+		v, err = readInts(r, typ)
 		copy(t.Data, v)
 		if err == nil && len(v) != len(t.Data) {
 			err = fmt.Errorf("%d elements for shape %v", len(v), d.Shape)

@@ -9,17 +9,22 @@ import (
 
 // The scale rule. A value's calibrated range R is the largest |v| the float
 // evaluator sees on it over every calibration input. Its integer scale is
-// s = Headroom·R / Q, with Q = 2^(acts−1) − 1, and the tensor that holds it
-// has the policy clamp [−Q, Q] (§3): a held-out input up to Headroom times
-// past the calibration's largest value is represented, and one past that is
-// clamped, never wrapped. The latents enter at scale 1 (they are integers)
-// with the input policy clamp [−L, L], L = ⌈InputHeadroom·R⌉ (at least 1,
-// at most Q). Weights take one scale per output channel: max|w| / Qw, with
-// Qw = 2^(weights−1) − 1, raised where the profile needs it (below).
-const (
-	Headroom      = 1.25
-	InputHeadroom = 2.0
-)
+// s = h·R / Q, with Q = 2^(acts−1) − 1, and the tensor that holds it has the
+// policy clamp [−Q, Q] (§3): a held-out input up to h times past the
+// calibration's largest value is represented, and one past that is
+// clamped, never wrapped. The headroom h is Headroom(acts): 1.25 for i8,
+// where every bit counts, and 4 for i16, which keeps 13 bits over R and
+// room for held-out pictures whose activations pass the calibration's. The
+// latents enter at scale 1 (they are integers) with the input policy clamp
+// [−L, L], L = ⌈2h·R⌉ (at least 1, at most Q). Weights take one scale per
+// output channel: max|w| / Qw, with Qw = 2^(weights−1) − 1, raised where the
+// profile needs it (integer_conv.go).
+func Headroom(acts int) float64 {
+	if acts >= 16 {
+		return 4
+	}
+	return 1.25
+}
 
 // acc32Limit is the largest magnitude an acc32 value holds (§7.1).
 const acc32Limit = math.MaxInt32
@@ -73,6 +78,7 @@ type emitter struct {
 	q      []qvalue
 	r      []float64 // each value's calibrated range
 	qa, qw int64
+	h      float64 // the headroom, Headroom(acts)
 	acc32  bool
 	layers []LayerInfo
 	outs   []OutputInfo
@@ -100,7 +106,7 @@ func (e *emitter) outScale(v int) float64 {
 	if e.r[v] == 0 {
 		return 1
 	}
-	return Headroom * e.r[v] / float64(e.qa)
+	return e.h * e.r[v] / float64(e.qa)
 }
 
 // rqOf builds an rq (§5.1) for real per-channel ratios: q ≈ t·ratio[o],
@@ -136,7 +142,7 @@ func rqOf(ratio []float64, bias []int64, post bool) whg1.RQ {
 // writes its graph.
 func emit(net *network, r []float64, acts, weights int, acc32 bool) (*whg1.Graph, []LayerInfo, []OutputInfo, error) {
 	e := &emitter{net: net, r: r, q: make([]qvalue, len(net.channels)),
-		qa: 1<<(acts-1) - 1, qw: 1<<(weights-1) - 1, acc32: acc32, uses: make([]int, len(net.channels))}
+		qa: 1<<(acts-1) - 1, qw: 1<<(weights-1) - 1, h: Headroom(acts), acc32: acc32, uses: make([]int, len(net.channels))}
 	e.g = whg1.Graph{Version: 1, OpSet: 1, MaxElems: maxEvalElems}
 	for _, l := range net.layers {
 		for _, v := range l.in {
@@ -147,7 +153,7 @@ func emit(net *network, r []float64, acts, weights int, acc32 bool) (*whg1.Graph
 		e.uses[v]++
 	}
 	// The latents: integers at scale 1, clamp [−L, L].
-	L := min(max(int64(math.Ceil(InputHeadroom*r[0])), 1), e.qa)
+	L := min(max(int64(math.Ceil(2*e.h*r[0])), 1), e.qa)
 	t := e.tensor(net.channels[0])
 	e.clampPolicy(t, -L, L)
 	e.g.Inputs = []whg1.Input{{Tensor: t, Kind: whg1.DataInput}}

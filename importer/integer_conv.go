@@ -176,7 +176,7 @@ func (e *emitter) igdn(l *layer, x qvalue, info *LayerInfo) error {
 	}
 	frac := 0
 	if e.r[l.out] > 0 {
-		frac = int(math.Ceil(math.Log2(Headroom * e.r[l.out] * K / (x.s * float64(e.qa)))))
+		frac = int(math.Ceil(math.Log2(e.h * e.r[l.out] * K / (x.s * float64(e.qa)))))
 	}
 	frac = min(max(frac, 0), 63)
 	s := x.s * math.Ldexp(1, frac) / K

@@ -61,14 +61,17 @@ func boundOf(iv certify.Interval) Bound {
 func (b Bound) String() string { return fmt.Sprintf("[%s, %s] (%d bits)", b.Lo, b.Hi, b.Bits) }
 
 // scaleRule is the rule of integer.go, for the report.
-var scaleRule = fmt.Sprintf("activation scale = %.2f × max|v| over the calibration inputs / Q (Q = 2^(acts−1) − 1), "+
-	"tensor clamped to [−Q, Q]; latents at scale 1, clamped to ±⌈%.1f × max|latent|⌉; weights per output channel "+
-	"max|w| / Qw, raised where the accumulator bound of the profile needs it", Headroom, InputHeadroom)
+func scaleRule(acts int) string {
+	h := Headroom(acts)
+	return fmt.Sprintf("activation scale = %.2f × max|v| over the calibration inputs / Q (Q = 2^(acts−1) − 1 = %d), "+
+		"tensor clamped to [−Q, Q]; latents at scale 1, clamped to ±⌈%.2f × max|latent|⌉; weights per output channel "+
+		"max|w| / Qw, raised where the accumulator bound of the profile needs it", h, 1<<(acts-1)-1, 2*h)
+}
 
 // NewReport gathers the report of an import measured on held-out inputs.
 func NewReport(r *Result, model string, cal, held []Latent, heldIsCal bool, oe []OutputError, le []LayerError) *Report {
 	rep := &Report{Model: model, Profile: string(r.Options.Profile), Acts: r.Options.Acts, Weights: r.Options.Weights,
-		ScaleRule: scaleRule, HeldOutIsCalibration: heldIsCal, Outputs: oe}
+		ScaleRule: scaleRule(r.Options.Acts), HeldOutIsCalibration: heldIsCal, Outputs: oe}
 	rep.Verdict.Acc32, rep.Verdict.Acc64 = r.Cert.Verdict.Acc32, r.Cert.Verdict.Acc64
 	for _, l := range cal {
 		rep.Calibration = append(rep.Calibration, l.Name)

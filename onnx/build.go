@@ -11,9 +11,10 @@ import (
 // Builder writes a model one node at a time: the importer's tests build
 // their models with it, and the bench writes its float peers' models.
 type Builder struct {
-	g     GraphProto
-	opset int64
-	n     int
+	g       GraphProto
+	opset   int64
+	imports []*OperatorSetIdProto // other domains' opsets
+	n       int
 }
 
 // NewBuilder starts a graph of the given name under the default domain's
@@ -54,6 +55,21 @@ func (b *Builder) Floats(v []float32, dims ...int64) string {
 	return name
 }
 
+// Init adds an initialiser as it is given.
+func (b *Builder) Init(t *TensorProto) { b.g.Initializer = append(b.g.Initializer, t) }
+
+// RawTensor is a TensorProto of any element type with raw little-endian
+// data (no dims for a scalar).
+func RawTensor(name string, elem int32, raw []byte, dims ...int64) *TensorProto {
+	return &TensorProto{Name: name, Dims: dims, DataType: elem, RawData: raw}
+}
+
+// ImportDomain adds an opset import for a domain other than the default
+// one (its nodes set NodeProto.Domain).
+func (b *Builder) ImportDomain(domain string, version int64) {
+	b.imports = append(b.imports, &OperatorSetIdProto{Domain: domain, Version: version})
+}
+
 // Ints adds an int64 initialiser and returns its name.
 func (b *Builder) Ints(v []int64, dims ...int64) string {
 	name := b.Fresh()
@@ -67,7 +83,7 @@ func FloatTensor(name string, v []float32, dims ...int64) *TensorProto {
 	for _, f := range v {
 		raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(f))
 	}
-	return &TensorProto{Name: name, Dims: dims, DataType: Float, RawData: raw}
+	return RawTensor(name, Float, raw, dims...)
 }
 
 // Node appends a node and returns it, so that a caller can name it.
@@ -113,6 +129,6 @@ func TensorAttr(name string, t *TensorProto) *AttributeProto {
 // Marshal fails only on a name that is not valid UTF-8.
 func (b *Builder) Bytes() ([]byte, error) {
 	m := &ModelProto{IrVersion: 8, ProducerName: "waiops", Graph: &b.g,
-		OpsetImport: []*OperatorSetIdProto{{Version: b.opset}}}
+		OpsetImport: append([]*OperatorSetIdProto{{Version: b.opset}}, b.imports...)}
 	return proto.Marshal(m)
 }

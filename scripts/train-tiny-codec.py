@@ -50,6 +50,7 @@ for the pictures, python3-skimage; python3-onnx only for the graph check.
 """
 
 import argparse
+import copy
 import json
 import math
 import os
@@ -297,6 +298,8 @@ def write_outputs(args, g_a, g_s, ent, info):
             x = random_batch(pool, gen, 1, CALIB_SIDE)
             save_latent(os.path.join(out, "calib", f"calib-{k}.npy"), torch.round(g_a(x)))
 
+    # The float decode in float64, as the importer's float evaluator does it.
+    g_s64 = copy.deepcopy(g_s).double()
     report = dict(seed=args.seed, n=args.n, m=args.m, lmbda=args.lmbda, crop=args.crop,
                   batch=args.batch, threads=torch.get_num_threads(), torch=torch.__version__,
                   train_steps=info["steps"], train_seconds=info["seconds"],
@@ -309,7 +312,7 @@ def write_outputs(args, g_a, g_s, ent, info):
             x = torch.from_numpy(orig.astype(np.float32) / 255.0).permute(2, 0, 1)[None]
             y = torch.round(g_a(x))
             save_latent(os.path.join(out, "heldout", f"{name}.npy"), y)
-            dec = to_uint8(g_s(y))
+            dec = to_uint8(g_s64(y.double()))
             Image.fromarray(dec).save(os.path.join(out, "heldout", f"{name}.float.png"), optimize=True)
             bits = ent.bits(y).item()
             report["heldout"][name] = dict(

@@ -39,6 +39,13 @@ writes both):
 (torch exports rsqrt as Div(1, Sqrt(n)); ONNX has no Rsqrt.) GDN in g_a uses
 the matching forms x * rsqrt(n) and x / sqrt(n); g_a is not exported.
 
+A third file, synthesis-bounded.onnx, is the mul form with the
+parametrisation CompressAI-style models use instead: the stored value is
+the root of (beta + PEDESTAL), bounded from below with Max and squared with
+Pow, less the pedestal. Constant folding leaves those ops in the graph, on
+initialisers only, as it does in such models' exports; an importer has to
+evaluate them to find beta and gamma.
+
 Data: random crops of pictures that ship with Go ($GOROOT/src/image/...,
 BSD) and with Debian's python3-skimage (skimage/data, each CC0 or public
 domain). Two other skimage pictures are held out and never cropped for
@@ -88,6 +95,7 @@ HELDOUT = {
 HELDOUT_SIDE = 256
 
 BETA_FLOOR = 1e-6  # keeps the norm away from zero
+PEDESTAL = 2.0 ** -18  # the bounded parametrisation's offset (see bounded())
 CALIB_FILES = 8
 CALIB_SIDE = 128
 
@@ -102,11 +110,27 @@ class GDN(nn.Module):
         self.form = form
         self.beta_root = nn.Parameter(torch.full((channels,), math.sqrt(1.0 - BETA_FLOOR)))
         self.gamma_root = nn.Parameter(math.sqrt(gamma_init) * torch.eye(channels))
+        self.register_buffer("beta_bound", torch.tensor(math.sqrt(BETA_FLOOR + PEDESTAL)), persistent=False)
+        self.register_buffer("gamma_bound", torch.tensor(math.sqrt(PEDESTAL)), persistent=False)
+        self.is_bounded = False
+
+    def bounded(self):
+        """Switch to the bound-then-square parametrisation with the same
+        beta and gamma (up to float32 rounding); for export only."""
+        with torch.no_grad():
+            beta, gamma = self.beta(), self.gamma()
+            self.beta_root.copy_(torch.sqrt(beta + PEDESTAL))
+            self.gamma_root.copy_(torch.sqrt(gamma + PEDESTAL))
+        self.is_bounded = True
 
     def beta(self):
+        if self.is_bounded:
+            return torch.max(self.beta_root, self.beta_bound) ** 2 - PEDESTAL
         return self.beta_root * self.beta_root + BETA_FLOOR
 
     def gamma(self):
+        if self.is_bounded:
+            return torch.max(self.gamma_root, self.gamma_bound) ** 2 - PEDESTAL
         return self.gamma_root * self.gamma_root
 
     def forward(self, x):
@@ -224,11 +248,10 @@ def train(args):
     start = time.time()
     step = 0
     log = []
-    while True:
-        elapsed = time.time() - start
-        if elapsed >= args.seconds:
-            break
-        if elapsed >= 0.8 * args.seconds and opt.param_groups[0]["lr"] == args.lr:
+    # A step count, not the clock, ends the run, so that a seed repeats it;
+    # --seconds only caps a run on a slow machine (float.json says if it did).
+    while step < args.steps and time.time() - start < args.seconds:
+        if step == int(0.8 * args.steps):
             for g in opt.param_groups:  # a last, finer stretch
                 g["lr"] = args.lr / 5
         x = random_batch(pool, gen, args.batch, args.crop)
@@ -243,19 +266,24 @@ def train(args):
         loss.backward()
         opt.step()
         step += 1
-        if step % 200 == 0:
+        if step % 250 == 0:
             rec = dict(step=step, seconds=round(time.time() - start, 1), loss=round(loss.item(), 4),
                        bpp=round(bpp.item(), 4), psnr=round(10 * math.log10(1 / mse.item()), 2))
             log.append(rec)
             print(json.dumps(rec), flush=True)
-    return g_a, g_s, ent, dict(steps=step, seconds=round(time.time() - start, 1), log=log)
+    return g_a, g_s, ent, dict(steps=step, seconds=round(time.time() - start, 1), log=log, capped=step < args.steps)
 
 
-def export_synthesis(g_s_trained, n, m, form, path):
-    """Write g_s in export form `form` to path: latent [1, M, h, w] ->
-    picture [1, 3, 8h, 8w], h and w left free."""
+def export_synthesis(g_s_trained, n, m, form, bounded, path):
+    """Write g_s in export form `form` (bounded: with the bounded
+    parametrisation) to path: latent [1, M, h, w] -> picture
+    [1, 3, 8h, 8w], h and w left free."""
     g_s = synthesis(n, m, form)
     g_s.load_state_dict(g_s_trained.state_dict())
+    if bounded:
+        for layer in g_s:
+            if isinstance(layer, GDN):
+                layer.bounded()
     g_s.eval()
     with torch.no_grad():
         torch.onnx.export(g_s, torch.zeros(1, m, 16, 16), path, opset_version=13,
@@ -270,6 +298,8 @@ def export_synthesis(g_s_trained, n, m, form, path):
     model = onnx.load(path)
     ops = [node.op_type for node in model.graph.node]
     allowed = {"ConvTranspose", "Conv", "Pow", "Mul", "Sqrt", "Div", "Constant"}
+    if bounded:
+        allowed |= {"Max", "Sub", "Unsqueeze", "Identity"}
     if not set(ops) <= allowed:
         sys.exit(f"{path}: unexpected ops {sorted(set(ops) - allowed)}: the reparametrisation did not fold")
     if any(init.data_type != onnx.TensorProto.FLOAT for init in model.graph.initializer):
@@ -287,8 +317,9 @@ def write_outputs(args, g_a, g_s, ent, info):
     os.makedirs(os.path.join(out, "heldout"), exist_ok=True)
     g_a.eval()
     g_s.eval()
-    for form, name in (("mul", "synthesis.onnx"), ("div", "synthesis-div.onnx")):
-        export_synthesis(g_s, args.n, args.m, form, os.path.join(out, name))
+    for form, bounded, name in (("mul", False, "synthesis.onnx"), ("div", False, "synthesis-div.onnx"),
+                                ("mul", True, "synthesis-bounded.onnx")):
+        export_synthesis(g_s, args.n, args.m, form, bounded, os.path.join(out, name))
 
     # Calibration latents: fixed 128x128 crops of the training pictures.
     gen = torch.Generator().manual_seed(args.seed + 1)
@@ -302,7 +333,8 @@ def write_outputs(args, g_a, g_s, ent, info):
     g_s64 = copy.deepcopy(g_s).double()
     report = dict(seed=args.seed, n=args.n, m=args.m, lmbda=args.lmbda, crop=args.crop,
                   batch=args.batch, threads=torch.get_num_threads(), torch=torch.__version__,
-                  train_steps=info["steps"], train_seconds=info["seconds"],
+                  lr=args.lr, train_steps=info["steps"], train_seconds=info["seconds"],
+                  stopped_by_time_cap=info["capped"],
                   final=info["log"][-1] if info["log"] else None, heldout={})
     with torch.no_grad():
         for name, (path, how) in HELDOUT.items():
@@ -329,15 +361,16 @@ def write_outputs(args, g_a, g_s, ent, info):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default="examples/tinycodec", help="folder for the example's files")
-    p.add_argument("--seconds", type=float, default=480, help="training time budget")
+    p.add_argument("--steps", type=int, default=5000, help="training steps")
+    p.add_argument("--seconds", type=float, default=600, help="cap on the training time")
     p.add_argument("--seed", type=int, default=20261207)
     p.add_argument("--n", type=int, default=48, help="hidden channels N")
     p.add_argument("--m", type=int, default=32, help="latent channels M")
     p.add_argument("--lmbda", type=float, default=0.01, help="rate-distortion trade-off (MSE on 0..255)")
-    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--lr", type=float, default=2e-3)
     p.add_argument("--crop", type=int, default=64)
     p.add_argument("--batch", type=int, default=8)
-    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--threads", type=int, default=1, help="torch threads (one: on a shared machine a second spins)")
     p.add_argument("--gdn-form", choices=("mul", "div"), default="mul",
                    help="GDN/IGDN form of the training graph (both forms are exported)")
     p.add_argument("--checkpoint", default="", help="also save the trained state here (.pt)")

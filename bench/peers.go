@@ -36,8 +36,11 @@ type Peer struct {
 	Throughput   float64 `json:"per_second,omitempty"`      // at the median
 	Ours         float64 `json:"ours_per_second,omitempty"` // our CPU fabric on the same conv, threads and output
 	OursOverPeer float64 `json:"ours_over_peer,omitempty"`  // our throughput / the peer's, at the medians
-	// BestOverPeer is the ratio at each side's fastest run: on a machine
-	// shared with other work it is the steadier of the two.
+	// Fastest and OursFastest are the throughputs at each side's fastest
+	// run, BestOverPeer their ratio: on a machine shared with other work
+	// the steadier figures.
+	Fastest      float64 `json:"per_second_fastest,omitempty"`
+	OursFastest  float64 `json:"ours_per_second_fastest,omitempty"`
 	BestOverPeer float64 `json:"ours_over_peer_fastest,omitempty"`
 	Equal        bool    `json:"outputs_equal"`
 	Note         string  `json:"note,omitempty"`
@@ -359,7 +362,8 @@ func finish(pr peerRun, p *peerConv, th int, ours oursFigure) Peer {
 	pr.Throughput = float64(p.work()) / (pr.MedianNS / 1e9)
 	pr.Ours = ours.perSecond
 	pr.OursOverPeer = ours.perSecond / pr.Throughput
-	pr.BestOverPeer = ours.fastest / (float64(p.work()) / (pr.MinNS / 1e9))
+	pr.Fastest, pr.OursFastest = float64(p.work())/(pr.MinNS/1e9), ours.fastest
+	pr.BestOverPeer = ours.fastest / pr.Fastest
 	out, err := os.ReadFile(pr.out)
 	if err != nil || len(ours.outs) != 1 || len(out) != 4*len(ours.outs[0].Data) {
 		pr.Note = "peer output missing or of the wrong size"
@@ -378,9 +382,10 @@ func finish(pr peerRun, p *peerConv, th int, ours oursFigure) Peer {
 
 // Headline is, for one data kind and thread count, the fastest int8
 // library peer whose outputs equal ours (the C loop is no library), and
-// our throughput over its. Scope says which peers competed: every one, or
-// (when the fastest used AMX, which our kernels do not) those at AVX-512
-// VNNI or below, the instruction set of our kernels.
+// our throughput over its, at the medians and at each side's fastest run.
+// The fastest peer is the one with the fastest run, the steadier figure on
+// a shared machine. Scope says which peers competed: every one, or (when
+// the fastest used AMX, which our kernels do not) those without AMX.
 type Headline struct {
 	Data         string  `json:"data"`
 	Threads      int     `json:"threads"`
@@ -391,6 +396,8 @@ type Headline struct {
 	Throughput   float64 `json:"peer_per_second"`
 	Ours         float64 `json:"ours_per_second"`
 	OursOverPeer float64 `json:"ours_over_peer"`
+	Fastest      float64 `json:"peer_per_second_fastest"`
+	OursFastest  float64 `json:"ours_per_second_fastest"`
 	BestOverPeer float64 `json:"ours_over_peer_fastest"`
 }
 
@@ -407,7 +414,7 @@ func Headlines(peers []Peer) []Headline {
 	var hs []Headline
 	at := map[[3]string]int{}
 	for _, p := range peers {
-		if p.Skipped != "" || !p.Equal || p.Name == "c" || p.Throughput <= 0 {
+		if p.Skipped != "" || !p.Equal || p.Name == "c" || p.Fastest <= 0 {
 			continue
 		}
 		for _, scope := range []string{anyISA, noAMXISA} {
@@ -415,13 +422,14 @@ func Headlines(peers []Peer) []Headline {
 				continue
 			}
 			k := [3]string{p.Data, strconv.Itoa(p.Threads), scope}
-			h := Headline{p.Data, p.Threads, scope, p.Name, p.Impl, p.Output, p.Throughput, p.Ours, p.OursOverPeer, p.BestOverPeer}
+			h := Headline{p.Data, p.Threads, scope, p.Name, p.Impl, p.Output, p.Throughput, p.Ours, p.OursOverPeer,
+				p.Fastest, p.OursFastest, p.BestOverPeer}
 			i, ok := at[k]
 			switch {
 			case !ok:
 				at[k] = len(hs)
 				hs = append(hs, h)
-			case p.Throughput > hs[i].Throughput:
+			case p.Fastest > hs[i].Fastest:
 				hs[i] = h
 			}
 		}

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/waiops/waiops/plan"
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
@@ -184,7 +184,7 @@ func RunPeers(names []string, peersDir string, side, runs int) []Peer {
 	}
 	defer os.RemoveAll(tmp)
 	bins, missing := buildPeers(names, peersDir, tmp)
-	cpu := plan.NewCPU()
+	cpu := fabric.NewCPU()
 	for _, p := range []*peerConv{newPeerConv(side, runs), newPeerConvU8(side, runs)} {
 		in := filepath.Join(tmp, p.name()+".in")
 		if err := os.WriteFile(in, p.file(), 0o644); err != nil {
@@ -222,7 +222,7 @@ type oursFigure struct {
 	err                string
 }
 
-func measureOurs(cpu plan.Fabric, p *peerConv, rq bool, runs int) oursFigure {
+func measureOurs(cpu fabric.Fabric, p *peerConv, rq bool, runs int) oursFigure {
 	fig, outs := measure(cpu, p.caseOf(rq), Options{Runs: runs, Warmup: 1, Budget: 1 << 62})
 	return oursFigure{fig.Throughput, float64(fig.Work) / (fig.MinNS / 1e9), outs, fig.Err}
 }
@@ -240,11 +240,16 @@ func runPeer(n string, p *peerConv, bins map[string]string, peersDir, tmp, in st
 		rq := n == "ort-qlinear"
 		base.Output = p.output(rq)
 		model := filepath.Join(tmp, fmt.Sprintf("%s.%s.onnx", n, p.data()))
-		m, layout := convIntegerModel(p), "nchw"
+		m, err := convIntegerModel(p)
+		layout := "nchw"
 		if rq {
-			m, layout = qlinearConvModel(p), "nhwc"
+			m, err = qlinearConvModel(p)
+			layout = "nhwc"
 		}
-		if err := os.WriteFile(model, m, 0o644); err != nil {
+		if err == nil {
+			err = os.WriteFile(model, m, 0o644)
+		}
+		if err != nil {
 			base.Skipped = err.Error()
 			return []peerRun{{Peer: base}}
 		}

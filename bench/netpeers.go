@@ -132,7 +132,11 @@ func writeTwin(dir string, c *Case, runs int) (model, in string, tw *twin, err e
 		return "", "", nil, err
 	}
 	model = filepath.Join(dir, c.Name()+".onnx")
-	if err = os.WriteFile(model, floatTwinModel(tw), 0o644); err != nil {
+	m, err := floatTwinModel(tw)
+	if err == nil {
+		err = os.WriteFile(model, m, 0o644)
+	}
+	if err != nil {
 		return "", "", nil, err
 	}
 	var b []byte

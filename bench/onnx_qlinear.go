@@ -3,21 +3,16 @@ package bench
 import (
 	"encoding/binary"
 	"math"
-)
 
-// ONNX TensorProto element types (onnx.proto's DataType).
-const (
-	onnxFloat = 1
-	onnxUint8 = 2
-	onnxInt8  = 3
+	"github.com/waiops/waiops/onnx"
 )
 
 // xType is the ONNX element type of the peer conv's input.
-func (p *peerConv) xType() int {
+func (p *peerConv) xType() int32 {
 	if p.unsigned {
-		return onnxUint8
+		return onnx.Uint8
 	}
-	return onnxInt8
+	return onnx.Int8
 }
 
 // qlinearConvModel writes the protobuf bytes of a one-node ONNX model, ORT's
@@ -29,47 +24,29 @@ func (p *peerConv) xType() int {
 // 2^24 (u8 data reach 576·255·128) saturates whatever its rounding. The
 // weights [cout, cin, k, k] are an initializer, as in a deployed model, so
 // ORT packs them once at load.
-func qlinearConvModel(p *peerConv) []byte {
+func qlinearConvModel(p *peerConv) ([]byte, error) {
 	const msDomain = "com.microsoft"
-	one := tensorInit("one", onnxFloat, float32Bytes(1))
-	var node []byte
-	for _, in := range []string{"x", "one", "xzp", "w", "one", "wzp", "yscale", "xzp"} {
-		node = pbBytes(node, 1, []byte(in))
-	}
-	node = pbBytes(node, 2, []byte("y"))
-	node = pbBytes(node, 4, []byte("QLinearConv"))
-	node = pbBytes(node, 5, intsAttr("kernel_shape", p.k, p.k))
-	node = pbBytes(node, 5, intsAttr("pads", 1, 1, 1, 1))
-	node = pbBytes(node, 5, intAttr("channels_last", 1))
-	node = pbBytes(node, 7, []byte(msDomain))
+	b := onnx.NewBuilder("peer", 13)
+	b.ImportDomain(msDomain, 1)
+	n := b.Node("QLinearConv", []string{"x", "one", "xzp", "w", "one", "wzp", "yscale", "xzp"}, []string{"y"},
+		onnx.IntsAttr("kernel_shape", i64s(p.k, p.k)...), onnx.IntsAttr("pads", 1, 1, 1, 1), onnx.IntAttr("channels_last", 1))
+	n.Domain = msDomain
 	w := make([]byte, len(p.w))
 	for i, v := range p.w {
 		w[i] = byte(v)
 	}
-	var graph []byte
-	graph = pbBytes(graph, 1, node)
-	graph = pbBytes(graph, 2, []byte("peer"))
-	for _, t := range [][]byte{one, tensorInit("xzp", p.xType(), []byte{0}), tensorInit("wzp", onnxInt8, []byte{0}),
-		tensorInit("yscale", onnxFloat, float32Bytes(1<<qShift)), tensorInit("w", onnxInt8, w, p.cout, p.cin, p.k, p.k)} {
-		graph = pbBytes(graph, 5, t)
+	for _, t := range []*onnx.TensorProto{
+		onnx.RawTensor("one", onnx.Float, float32Bytes(1)),
+		onnx.RawTensor("xzp", p.xType(), []byte{0}),
+		onnx.RawTensor("wzp", onnx.Int8, []byte{0}),
+		onnx.RawTensor("yscale", onnx.Float, float32Bytes(1<<qShift)),
+		onnx.RawTensor("w", onnx.Int8, w, i64s(p.cout, p.cin, p.k, p.k)...),
+	} {
+		b.Init(t)
 	}
-	graph = pbBytes(graph, 11, valueInfo("x", p.xType(), 1, p.side, p.side, p.cin))
-	graph = pbBytes(graph, 12, valueInfo("y", p.xType(), 1, p.side, p.side, p.cout))
-	m := model(graph)
-	// A second opset_import (ModelProto field 8): com.microsoft, version 1.
-	return pbBytes(m, 8, pbVarint(pbBytes(nil, 1, []byte(msDomain)), 2, 1))
-}
-
-// tensorInit is a TensorProto initializer holding raw little-endian data:
-// dims (none for a scalar), data_type, name, raw_data.
-func tensorInit(name string, elem int, raw []byte, dims ...int) []byte {
-	var t []byte
-	for _, d := range dims {
-		t = pbVarint(t, 1, uint64(d))
-	}
-	t = pbVarint(t, 2, uint64(elem))
-	t = pbBytes(t, 8, []byte(name))
-	return pbBytes(t, 9, raw)
+	b.Input("x", p.xType(), i64s(1, p.side, p.side, p.cin)...)
+	b.Output("y", p.xType(), i64s(1, p.side, p.side, p.cout)...)
+	return b.Bytes()
 }
 
 func float32Bytes(f float32) []byte {

@@ -233,11 +233,16 @@ func runPeer(n string, p *peerConv, bins map[string]string, peersDir, tmp, in st
 		rq := n == "ort-qlinear"
 		base.Output = p.output(rq)
 		model := filepath.Join(tmp, fmt.Sprintf("%s.%s.onnx", n, p.data()))
-		m, layout := convIntegerModel(p), "nchw"
+		m, err := convIntegerModel(p)
+		layout := "nchw"
 		if rq {
-			m, layout = qlinearConvModel(p), "nhwc"
+			m, err = qlinearConvModel(p)
+			layout = "nhwc"
 		}
-		if err := os.WriteFile(model, m, 0o644); err != nil {
+		if err == nil {
+			err = os.WriteFile(model, m, 0o644)
+		}
+		if err != nil {
 			base.Skipped = err.Error()
 			return []peerRun{{Peer: base}}
 		}

@@ -36,6 +36,7 @@ func contractCases(junk, none, dir string) map[string]contractCase {
 		"decode jpegai": refused("model_mismatch", "--hs-y", junk, "--hs-uv", junk, "--norm", junk, "--soz", junk, "--sorp", junk,
 			"--sors", junk, "--grfs", junk, "--out", out, "--fabric", "cpu"),
 		"gpu info":         failed(), // no GL context: see TestStreamsAndExitCodes
+		"import":           failed(junk, "--calib", none, "--out", out),
 		"lower":            refused("payload_malformed", "--lowering", "int_synth/1", junk, "--out", out),
 		"prior dcz":        failed("--dictionary", none, junk, out),
 		"prior encode":     refused("native_malformed", "--form", "wai.prior.gguf", junk),

@@ -130,7 +130,8 @@ func (e *emitter) conv(l *layer, x qvalue, info *LayerInfo) error {
 // ⌊X_i·r_i / 2^frac⌋ has scale s_x·2^frac / K. K is the largest that keeps
 // every N_i (and so every igdn.term and igdn.N, class wide) within the
 // accumulator over the input's range; gf the largest (at most 63) that
-// keeps every γ_int within i32 (§7.2 igdn.gamma); frac the smallest that
+// keeps every γ_int within i32 (§7.2 igdn.gamma), or i16 for an i8 input;
+// frac the smallest that
 // brings the output's calibrated range within Q.
 func (e *emitter) igdn(l *layer, x qvalue, info *LayerInfo) error {
 	c := e.net.channels[l.in[0]]
@@ -159,9 +160,19 @@ func (e *emitter) igdn(l *layer, x qvalue, info *LayerInfo) error {
 	for _, g := range l.gamma {
 		gmax = max(gmax, math.Abs(g))
 	}
-	gf := 63
-	if gmax > 0 {
-		gf = min(63, int(math.Floor(math.Log2(float64(acc32Limit)/(gmax*K*K*x.s*x.s)))))
+	// γ's width: i32 (§7.2 igdn.gamma), or i16 where the input fits i8
+	// and γ fits at some gf ≥ 0, which keeps every term in cpuref's 16-
+	// and 32-bit igdn kernels (a 15-bit γ is finer than the i8 input it
+	// weighs).
+	gfFor := func(lim float64) int {
+		if gmax == 0 {
+			return 63
+		}
+		return min(63, int(math.Floor(math.Log2(lim/(gmax*K*K*x.s*x.s)))))
+	}
+	gf := gfFor(float64(acc32Limit))
+	if g16 := gfFor(math.MaxInt16); X <= 127 && g16 >= 0 {
+		gf = g16
 	}
 	if gf < 0 {
 		return fmt.Errorf("γ scaled to the norm does not fit i32 at gf 0")

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/waiops/waiops/certify"
-	"github.com/waiops/waiops/plan"
+	"github.com/waiops/waiops/fabric"
 )
 
 func TestSlopesFitsLine(t *testing.T) {
@@ -38,7 +38,7 @@ func TestRatiosPairGPUWithCPU(t *testing.T) {
 func TestCasesLoadOnCPUAndMeetAcc32(t *testing.T) {
 	// Every benchmark graph must load on the CPU fabric and, so the GPU
 	// runs it too, meet acc32.
-	cpu := plan.NewCPU()
+	cpu := fabric.NewCPU()
 	for _, c := range Cases(true) {
 		if _, _, err := cpu.Load(c.Graph); err != nil {
 			t.Fatalf("%s: %v", c.Name(), err)

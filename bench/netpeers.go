@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/waiops/waiops/plan"
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/tensor"
 )
 
@@ -67,7 +67,7 @@ func RunNetPeers(peersDir string, cases []*Case, opt Options) []NetPeer {
 	}
 	defer os.RemoveAll(tmp)
 	skip := ortMissing(peersDir)
-	cpu := plan.NewCPU()
+	cpu := fabric.NewCPU()
 	found := false
 	for _, c := range cases {
 		if !slices.Contains(networkOps, c.Op) {

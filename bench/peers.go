@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/waiops/waiops/plan"
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
@@ -177,7 +177,7 @@ func RunPeers(names []string, peersDir string, side, runs int) []Peer {
 	}
 	defer os.RemoveAll(tmp)
 	bins, missing := buildPeers(names, peersDir, tmp)
-	cpu := plan.NewCPU()
+	cpu := fabric.NewCPU()
 	for _, p := range []*peerConv{newPeerConv(side, runs), newPeerConvU8(side, runs)} {
 		in := filepath.Join(tmp, p.name()+".in")
 		if err := os.WriteFile(in, p.file(), 0o644); err != nil {
@@ -215,7 +215,7 @@ type oursFigure struct {
 	err       string
 }
 
-func measureOurs(cpu plan.Fabric, p *peerConv, rq bool, runs int) oursFigure {
+func measureOurs(cpu fabric.Fabric, p *peerConv, rq bool, runs int) oursFigure {
 	fig, outs := measure(cpu, p.caseOf(rq), Options{Runs: runs, Warmup: 1, Budget: 1 << 62})
 	return oursFigure{fig.Throughput, outs, fig.Err}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/waiops/waiops/decoder"
 	"github.com/waiops/waiops/drivers"
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/refusal"
 )
 
@@ -18,7 +19,7 @@ import (
 // once, decode. The picture is the same on every fabric, so the digest
 // does not depend on the machine.
 func Example() {
-	d, err := decoder.Open(decoder.Options{Fabric: decoder.Auto})
+	d, err := decoder.Open(fabric.Options{Fabric: fabric.Auto})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func Example() {
 // Render a world/1 clip: frame 0 from the latent, then one frame per
 // action row (here A = 3: a move dx, dy and a third plane).
 func ExampleWorld_Render() {
-	d, err := decoder.Open(decoder.Options{Fabric: decoder.CPU})
+	d, err := decoder.Open(fabric.Options{Fabric: fabric.CPU})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func ExampleWorld_Render() {
 // Step a clip one action row at a time: the clip carries its latent from
 // frame to frame, as a viewer does when a key moves the agent.
 func ExampleClip_Step() {
-	d, err := decoder.Open(decoder.Options{Fabric: decoder.CPU})
+	d, err := decoder.Open(fabric.Options{Fabric: fabric.CPU})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func ExampleClip_Step() {
 // Tell a refused input from a failure: every refusal the specification
 // defines is a *refusal.Error carrying its code.
 func Example_refusal() {
-	d, err := decoder.Open(decoder.Options{Fabric: decoder.CPU})
+	d, err := decoder.Open(fabric.Options{Fabric: fabric.CPU})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func Example_refusal() {
 // entry, and decode its one graph directly: the latent tensor in, the
 // synthesis output out. Close lets the Decoder evict its graphs.
 func ExampleDecoder_Load() {
-	d, err := decoder.Open(decoder.Options{Fabric: decoder.CPU})
+	d, err := decoder.Open(fabric.Options{Fabric: fabric.CPU})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -104,7 +104,7 @@ func lowerEndToEnd(t *testing.T, lowering string, files []File, codes ...refusal
 		if !bytes.Equal(whg1.Encode(g), r.Bytes) {
 			t.Fatalf("role %s re-encodes to other bytes", r.Name)
 		}
-		dec, g, _, err := CPU(r.Bytes)
+		dec, g, err := cpu.Load(r.Bytes)
 		if err != nil {
 			t.Fatalf("role %s of a set meeting acc64 does not load: %v", r.Name, err)
 		}
@@ -198,7 +198,7 @@ func FuzzLowerIntSynth(f *testing.F) {
 		if g, err := whg1.Parse(s.Graph("synth")); err != nil || !cheap(g, []tensor.Shape{p.Latents.Shape}, nil) {
 			return
 		}
-		if _, _, err := DecodeSynth(CPU, set, payload); err != nil {
+		if _, err := DecodeSynth(cpu, set, payload); err != nil {
 			spectest.Refusal(t, err, refusal.PayloadMalformed)
 		}
 	})
@@ -273,7 +273,7 @@ func FuzzLowerWorld(f *testing.F) {
 		if err != nil || len(rs) > 4 || !cheap(g, []tensor.Shape{z.Shape}, nil) {
 			return
 		}
-		if _, _, err := RenderWorld(CPU, tb, gs, z, rs); err != nil {
+		if _, err := RenderWorld(cpu, tb, gs, z, rs); err != nil {
 			spectest.Refusal(t, err)
 		}
 	})
@@ -304,7 +304,7 @@ func FuzzJPEGAIInputs(f *testing.F) {
 			y, uv = make([]bool, czY), make([]bool, czUV)
 		}
 		seg := ScaleSegments{SOZ: soz, SORP: sorp, SORS: sors, GRFSY: y, GRFSUV: uv}
-		py, puv, _, err := DecodeScale(CPU, fs[0].Data, fs[1].Data, fs[2].Data, seg)
+		py, puv, err := DecodeScale(cpu, fs[0].Data, fs[1].Data, fs[2].Data, seg)
 		if err != nil {
 			spectest.Refusal(t, err, refusal.ModelMismatch, "stream_exhausted")
 			return

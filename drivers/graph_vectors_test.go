@@ -20,7 +20,7 @@ func TestGraphCases(t *testing.T) {
 			t.Errorf("id %s twice", c.ID)
 		}
 		ids[c.ID] = true
-		dec, _, _, err := CPU(c.Graph)
+		dec, _, err := cpu.Load(c.Graph)
 		if len(c.Decodes) == 0 {
 			if codeOf(err) != refusal.ModelMismatch {
 				t.Errorf("%s: load %v, want model_mismatch", c.ID, err)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/waiops/waiops/bench"
-	"github.com/waiops/waiops/plan"
+	"github.com/waiops/waiops/fabric"
 )
 
 func init() {
@@ -25,7 +25,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	setUsage(fs, "[--quick] "+fabricUsage(setFabrics)+" [--out DIR] [--peers c,ort,ort-qlinear,onednn,ort-float] [--peers-dir DIR]"+
 		" [--sizes 16,32] [--synth-sizes 4,8] [--bmshj-sizes 32] [--ops F,...] [--runs N] [--warmup N] [--budget 5s] [--split] [--peer-data DIR]")
 	quick := fs.Bool("quick", false, "small sizes and few runs (under a minute on 2 cores)")
-	fabric := fabricFlag(fs, "all", setFabrics)
+	fab := fabricFlag(fs, "all", setFabrics)
 	out := fs.String("out", "bench-report", "directory for bench.json, bench.md and the plots")
 	peers := fs.String("peers", "", "comma-separated peers to run beside ours on the int8 conv, i8 and u8 data, 1 thread and every core: "+
 		"c (a C loop), ort (ONNX Runtime ConvInteger), ort-qlinear (ONNX Runtime QLinearConv, NHWC), onednn (oneDNN, libdnnl-dev); "+
@@ -66,7 +66,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	fabrics, notes, err := plan.Fabrics(*fabric)
+	fabrics, notes, err := fabric.Fabrics(*fab)
 	if err != nil {
 		return fail(err, stderr)
 	}

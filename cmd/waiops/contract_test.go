@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/waiops/waiops/plan"
+	"github.com/waiops/waiops/fabric"
 )
 
 // contractCase is a command line that fails (exit 1) or is refused (exit
@@ -121,7 +121,7 @@ func TestStreamsAndExitCodes(t *testing.T) {
 			}
 		})
 	}
-	if _, err := plan.OpenGPU(); err == nil {
+	if _, err := fabric.OpenGPU(); err == nil {
 		t.Log("a GL context is here: gpu info's failure ran in the built command without a display")
 	}
 }

@@ -12,7 +12,7 @@
 // dispatcher picks the widest one golang.org/x/sys/cpu reports once, at
 // package init; the purego build tag forces the pure-Go kernel.
 //
-// It also holds the rq epilogue's 64-bit form (RQRow, RQRowStrided: §5.1
+// It also holds the rq epilogue's 64-bit form (RQRowStrided: §5.1
 // with §6's rq.p in 64 bits), pure Go and AVX-512 (vpmullq, AVX512DQ; AVX2
 // has no 64-bit multiply and takes the pure loop), dispatched the same way.
 //
@@ -119,7 +119,7 @@ func Selected() string { return best.Name }
 // Selected8 is the name of the implementation Mac8 runs.
 func Selected8() string { return best8.Name }
 
-// SelectedRQ is the name of the implementation RQRow runs.
+// SelectedRQ is the name of the implementation RQRowStrided runs.
 func SelectedRQ() string { return bestRQ.Name }
 
 // Accelerated reports whether Mac16 runs an instruction-set kernel rather

@@ -120,7 +120,7 @@ func BenchmarkMac16(b *testing.B) {
 	}
 }
 
-// BenchmarkRQRow is RQRow on rows of 64 sums (a conv_transpose phase row
+// BenchmarkRQRow is RQRowStrided on rows of 64 sums (a conv_transpose phase row
 // at side 64), half-even rounding, shift 8, per implementation, in sums
 // per second.
 func BenchmarkRQRow(b *testing.B) {
@@ -140,7 +140,7 @@ func BenchmarkRQRow(b *testing.B) {
 		b.Run(im.Name, func(b *testing.B) {
 			t0 := cputime.Process()
 			for b.Loop() {
-				RQRow(dst, src, &q)
+				rqRow(dst, src, &q)
 			}
 			work := float64(len(src)) * float64(b.N)
 			b.ReportMetric(work/b.Elapsed().Seconds(), "sum/s")

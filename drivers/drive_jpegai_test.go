@@ -42,12 +42,12 @@ func TestDecodeScaleByHand(t *testing.T) {
 	seg := ScaleSegments{SOZ: memory(11, 1<<14), SORP: memory(12, 1<<14), SORS: memory(13, 64),
 		GRFSY: make([]bool, czY), GRFSUV: make([]bool, czUV)}
 	seg.GRFSY[1] = true
-	y, uv, fabric, err := DecodeScale(CPU, EncodeScaleWeights(czY, zero(czY)), EncodeScaleWeights(czUV, zero(czUV)), EncodeNorm(n), seg)
+	y, uv, err := DecodeScale(cpu, EncodeScaleWeights(czY, zero(czY)), EncodeScaleWeights(czUV, zero(czUV)), EncodeNorm(n), seg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fabric != "cpu" || y.V.Shape.C != czY || y.V.Shape.H != 16 || uv.Z.Shape.C != czUV || uv.Z.Shape.H != 4 {
-		t.Fatalf("shapes: v %v, uv z %v on %s", y.V.Shape, uv.Z.Shape, fabric)
+	if y.V.Shape.C != czY || y.V.Shape.H != 16 || uv.Z.Shape.C != czUV || uv.Z.Shape.H != 4 {
+		t.Fatalf("shapes: v %v, uv z %v", y.V.Shape, uv.Z.Shape)
 	}
 	want := []struct{ v, likely, mask, sigma int64 }{{1000, 1000, 1, 7}, {1000, 1000, 1, 8}, {2000, 2000, 1, 17}, {100, 100, 0, 0}, {0, 0, 0, 0}}
 	for c, w := range want {
@@ -82,7 +82,7 @@ func TestDecodeScaleByHand(t *testing.T) {
 	}
 	// A SOZ whose last 8 bytes hold no sentinel bit: stream_exhausted (E8).
 	seg.SOZ = make([]byte, 8)
-	if _, _, _, err := DecodeScale(CPU, EncodeScaleWeights(czY, zero(czY)), EncodeScaleWeights(czUV, zero(czUV)), EncodeNorm(n), seg); codeOf(err) != stage.StreamExhausted {
+	if _, _, err := DecodeScale(cpu, EncodeScaleWeights(czY, zero(czY)), EncodeScaleWeights(czUV, zero(czUV)), EncodeNorm(n), seg); codeOf(err) != stage.StreamExhausted {
 		t.Errorf("a zero SOZ: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package drivers
 
 import (
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/stage"
 	"github.com/waiops/waiops/tensor"
@@ -33,24 +34,23 @@ var (
 // DecodeScale runs the scale path and both entropy decodes of
 // jpegai-int/1 for the luma and then the chroma plane (§13.6.1). A bundle
 // that fails a load check is model_mismatch; a mans_decode refusal is
-// stream_exhausted (E8). It returns both planes and the fabric that ran the
-// scale graphs.
-func DecodeScale(load Loader, hsY, hsUV, norm []byte, seg ScaleSegments) (y, uv *ScalePlane, fabric string, err error) {
+// stream_exhausted (E8). It returns both planes.
+func DecodeScale(load fabric.Loader, hsY, hsUV, norm []byte, seg ScaleSegments) (y, uv *ScalePlane, err error) {
 	set, err := Lower(JPEGAI, nil, []File{{"hs_y.json", hsY}, {"hs_uv.json", hsUV}, {"norm.json", norm}})
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, err
 	}
 	n, err := ParseNorm(norm) // already checked by Lower; read for its tables
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, err
 	}
 	if len(seg.GRFSY) != czY || len(seg.GRFSUV) != czUV {
-		return nil, nil, "", refusal.New(refusal.ModelMismatch, "%d and %d GRFS flags; the planes have 160 and 96 channels", len(seg.GRFSY), len(seg.GRFSUV))
+		return nil, nil, refusal.New(refusal.ModelMismatch, "%d and %d GRFS flags; the planes have 160 and 96 channels", len(seg.GRFSY), len(seg.GRFSUV))
 	}
 	// §13.6.1 step 4: T_y[σ] from pmf row σ and B_y[σ] = bounds[σ], σ < 32.
 	tab, err := stage.NewSgmTables(n.PMF, n.Bounds[:32])
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, err
 	}
 	type plane struct {
 		role   string
@@ -66,14 +66,9 @@ func DecodeScale(load Loader, hsY, hsUV, norm []byte, seg ScaleSegments) (y, uv 
 	}
 	out := make([]*ScalePlane, 2)
 	for i, p := range planes {
-		dec, _, fab, err := load(set.Graph(p.role))
+		dec, err := set.Load(load, p.role)
 		if err != nil {
-			return nil, nil, "", err
-		}
-		if fabric == "" || fabric == fab {
-			fabric = fab
-		} else { // each graph runs where its own verdict allows
-			fabric = "hs_y " + fabric + ", hs_uv " + fab
+			return nil, nil, err
 		}
 		sp := &ScalePlane{}
 		// Step 1: a fresh fac decode over SOZ: skip rows of cdfs_y
@@ -91,7 +86,7 @@ func DecodeScale(load Loader, hsY, hsUV, norm []byte, seg ScaleSegments) (y, uv 
 		}
 		syms, err := (&stage.MansDecoder{}).Fac(seg.SOZ, facRows, lengths)
 		if err != nil {
-			return nil, nil, "", err
+			return nil, nil, err
 		}
 		// z[c][y][x] = sym_{c, 4y + x} − 31: row-major [C, 4, 4].
 		sp.Z = tensor.New(tensor.Shape{C: p.c, H: 4, W: 4})
@@ -101,12 +96,12 @@ func DecodeScale(load Loader, hsY, hsUV, norm []byte, seg ScaleSegments) (y, uv 
 		// Step 2: the scale graph gives v [C, 16, 16].
 		res, err := dec.Decode([]*tensor.T{sp.Z}, nil)
 		if err != nil {
-			return nil, nil, "", err
+			return nil, nil, err
 		}
 		sp.V = res[0]
 		// Step 3: the stage operators at every channel and position.
 		if sp.Likely, err = stage.BlockStat(sp.V, 8, 6, 0, 4351); err != nil {
-			return nil, nil, "", err
+			return nil, nil, err
 		}
 		shape := sp.V.Shape
 		sp.Mask, sp.SigmaIdx = tensor.New(shape), tensor.New(shape)
@@ -128,23 +123,23 @@ func DecodeScale(load Loader, hsY, hsUV, norm []byte, seg ScaleSegments) (y, uv 
 				}
 				rvs, err := stage.BandLookup(sp.Likely.Data[k], bandEdges, bandTable, row)
 				if err != nil {
-					return nil, nil, "", err
+					return nil, nil, err
 				}
 				if sp.SigmaIdx.Data[k], err = stage.ScaleIndex(satAdd(v, rvs), 7, 32); err != nil {
-					return nil, nil, "", err
+					return nil, nil, err
 				}
 			}
 		}
 		// Step 4: a fresh sgm decode over the plane's latent segment.
 		lat, err := (&stage.MansDecoder{}).Sgm(p.latent, tab, spans)
 		if err != nil {
-			return nil, nil, "", err
+			return nil, nil, err
 		}
 		sp.YQ = tensor.New(shape)
 		copy(sp.YQ.Data, lat)
 		out[i] = sp
 	}
-	return out[0], out[1], fabric, nil
+	return out[0], out[1], nil
 }
 
 // satAdd is a + b saturated to i64. scale_index clamps R_half_up(v + rvs,

@@ -1,9 +1,10 @@
-package plan
+package fabric
 
 import (
 	"slices"
 	"testing"
 
+	"github.com/waiops/waiops/internal/gputest"
 	"github.com/waiops/waiops/internal/spectest"
 	"github.com/waiops/waiops/whg1"
 )
@@ -11,13 +12,11 @@ import (
 // FuzzFabricsAgree decodes every graph that loads on the GL fabric (an
 // acc32 graph, §7.2) on it and on the CPU reference, at its declared sizes
 // as FuzzLoadDecode does: the outputs are equal, or both fabrics refuse
-// with the same code (§4: the same integers and the same refusals). It is
-// skipped where no GL context can be made.
+// with the same code (§4: the same integers and the same refusals). Without
+// a GL context it skips, or fails where WAIOPS_REQUIRE_GPU is set.
 func FuzzFabricsAgree(f *testing.F) {
 	gpu, err := OpenGPU()
-	if err != nil {
-		f.Skipf("no GL fabric: %v", err)
-	}
+	gputest.Need(f, err)
 	seedGraphs(f)
 	cpu := NewCPU()
 	f.Fuzz(func(t *testing.T, b []byte) {

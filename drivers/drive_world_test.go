@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/waiops/waiops/refusal"
+	"github.com/waiops/waiops/tensor"
 )
 
 // tinyWorld is C = 1, A = 1, afrac 8: T's conv gives z + a (weights 1, 1,
@@ -32,17 +33,17 @@ func TestRenderWorldByHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	frames, fabric, err := RenderWorld(CPU, tb, gb, z0, [][]int64{{-1}, {2}})
+	frames, err := RenderWorld(cpu, tb, gb, z0, [][]int64{{-1}, {2}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := [][]byte{{100, 199, 0}, {0, 0, 155}, {255, 255, 0}}
-	if fabric != "cpu" || len(frames) != 3 {
-		t.Fatalf("got %d frames on %s", len(frames), fabric)
+	if len(frames) != 3 {
+		t.Fatalf("got %d frames", len(frames))
 	}
 	for i, f := range frames {
-		if f.H != 1 || f.W != 1 || !bytes.Equal(f.RGB, want[i]) {
-			t.Errorf("frame %d: %v, want %v", i, f.RGB, want[i])
+		if f.Shape != (tensor.Shape{C: 3, H: 1, W: 1}) || !bytes.Equal(hwc(f), want[i]) {
+			t.Errorf("frame %d: %v %v, want %v", i, f.Shape, hwc(f), want[i])
 		}
 	}
 }
@@ -50,21 +51,21 @@ func TestRenderWorldByHand(t *testing.T) {
 func TestRenderWorldRefusals(t *testing.T) {
 	tb, gb := tinyWorld()
 	z0, _ := ParseLatent([]byte(`{"data":["1"],"shape":["1","1","1"]}`))
-	if _, _, err := RenderWorld(CPU, tb, gb, z0, [][]int64{{1, 2}}); codeOf(err) != refusal.ModelMismatch {
+	if _, err := RenderWorld(cpu, tb, gb, z0, [][]int64{{1, 2}}); codeOf(err) != refusal.ModelMismatch {
 		t.Errorf("a row of 2 entries with A = 1: %v", err)
 	}
 	// 2^55·2^8 = 2^63 leaves i64 (refused by the dequantize, before any
 	// frame); −2^55·2^8 = −2^63 does not, and T's input check refuses it.
-	_, _, err := RenderWorld(CPU, tb, gb, z0, [][]int64{{1<<55 - 1}, {1 << 55}})
+	_, err := RenderWorld(cpu, tb, gb, z0, [][]int64{{1<<55 - 1}, {1 << 55}})
 	if codeOf(err) != refusal.FieldRange || !strings.Contains(err.Error(), "row 1, plane 0") {
 		t.Errorf("a move whose plane value leaves i64: %v", err)
 	}
-	_, _, err = RenderWorld(CPU, tb, gb, z0, [][]int64{{-1 << 55}})
+	_, err = RenderWorld(cpu, tb, gb, z0, [][]int64{{-1 << 55}})
 	if codeOf(err) != refusal.FieldRange || !strings.Contains(err.Error(), "transition 0") {
 		t.Errorf("a plane value of −2^63: %v", err)
 	}
 	z2, _ := ParseLatent([]byte(`{"data":["1","2"],"shape":["2","1","1"]}`))
-	if _, _, err := RenderWorld(CPU, tb, gb, z2, nil); codeOf(err) != refusal.ModelMismatch {
+	if _, err := RenderWorld(cpu, tb, gb, z2, nil); codeOf(err) != refusal.ModelMismatch {
 		t.Errorf("a latent of 2 channels with C = 1: %v", err)
 	}
 	for text, want := range map[string]refusal.Code{

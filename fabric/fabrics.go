@@ -1,4 +1,4 @@
-package plan
+package fabric
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ type cpuFabric struct{}
 // NewCPU returns the CPU reference fabric.
 func NewCPU() Fabric { return cpuFabric{} }
 
-func (cpuFabric) Name() string                { return "cpu" }
+func (cpuFabric) Name() string                { return string(CPU) }
 func (cpuFabric) Profile() certify.Profile    { return certify.Acc64 }
 func (cpuFabric) Identity() map[string]string { return cpuref.Identity() }
 
@@ -35,7 +35,7 @@ func (cpuFabric) LoadCertified(g *whg1.Graph, cert *certify.Certificate) (whg1.D
 // gpuFabric is the GL compute fabric at acc32.
 type gpuFabric struct{ dev *gpu.Device }
 
-func (gpuFabric) Name() string                  { return "gpu" }
+func (gpuFabric) Name() string                  { return string(GPU) }
 func (gpuFabric) Profile() certify.Profile      { return certify.Acc32 }
 func (f gpuFabric) Identity() map[string]string { return f.dev.Identity().Map() }
 func (f gpuFabric) GL() gpu.Identity            { return f.dev.Identity() }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/stage"
 	"github.com/waiops/waiops/tensor"
@@ -77,34 +78,27 @@ func ParseRows(b []byte) ([][]int64, error) {
 
 // WorldSet is a world/1 pair (§13.5, informative) lowered, certified and
 // loaded once: Start renders a clip from a latent, and several clips may
-// run at once when the Loader's decoders allow it.
+// run at once when the decoders it loaded allow it.
 type WorldSet struct {
 	set          *Set
 	tDec, gDec   whg1.Decoder
 	tModel, gMod *whg1.Graph
 	afrac        int64
-	// Fabric names the fabric that runs both graphs, or each in turn
-	// ("T cpu, g_s gpu") where their verdicts differ.
-	Fabric string
 }
 
 // LoadWorld lowers the pair (world/1's load checks and the certificate)
-// and loads both graphs, each where its own verdict allows.
-func LoadWorld(load Loader, tBytes, gsBytes []byte) (*WorldSet, error) {
+// and loads both graphs on load, each where its own verdict allows.
+func LoadWorld(load fabric.Loader, tBytes, gsBytes []byte) (*WorldSet, error) {
 	set, err := Lower(World, nil, []File{{Name: "T.whm", Data: tBytes}, {Name: "g_s.whm", Data: gsBytes}})
 	if err != nil {
 		return nil, err
 	}
-	w := &WorldSet{set: set}
-	var tFabric string
-	if w.tDec, w.tModel, tFabric, err = load(set.Graph("T")); err != nil {
+	w := &WorldSet{set: set, tModel: set.Role("T").Graph, gMod: set.Role("g_s").Graph}
+	if w.tDec, err = set.Load(load, "T"); err != nil {
 		return nil, err
 	}
-	if w.gDec, w.gMod, w.Fabric, err = load(set.Graph("g_s")); err != nil {
+	if w.gDec, err = set.Load(load, "g_s"); err != nil {
 		return nil, err
-	}
-	if tFabric != w.Fabric {
-		w.Fabric = "T " + tFabric + ", g_s " + w.Fabric
 	}
 	net, err := ParseWHM(tBytes, false) // Lower has read it: it parses
 	if err != nil {
@@ -144,12 +138,12 @@ func (w *WorldSet) Planes(rows [][]int64) ([][]int64, error) {
 }
 
 // Clip is one world/1 run: the latent z it carries from frame to frame,
-// and the frame g_s(z). One clip is one sequence: step it from one
-// goroutine.
+// and the frame g_s(z), [3, H, W]. One clip is one sequence: step it from
+// one goroutine.
 type Clip struct {
 	w     *WorldSet
 	z     *tensor.T
-	frame Frame
+	frame *tensor.T
 }
 
 // Start plans both graphs on z_0's shape (T must give it back, g_s must
@@ -163,31 +157,37 @@ func (w *WorldSet) Start(z0 *tensor.T) (*Clip, error) {
 	if got := pt.Shapes[w.tModel.Outputs[0]]; got != shape {
 		return nil, refusal.New(refusal.ModelMismatch, "T gives %v for z0 %v", got, shape)
 	}
-	pg, err := w.gMod.PlanRun([]tensor.Shape{shape}, nil)
+	pg, err := w.gMod.PlanData([]*tensor.T{z0}, nil)
 	if err != nil {
 		return nil, refusal.New(refusal.ModelMismatch, "g_s does not plan on z0 %v: %v", shape, err)
 	}
-	if c := pg.Shapes[w.gMod.Outputs[0]].C; c != 3 {
+	if c := pg.Plan().Shapes[w.gMod.Outputs[0]].C; c != 3 {
 		return nil, refusal.New(refusal.ModelMismatch, "g_s gives %d channels, not 3", c)
 	}
 	c := &Clip{w: w, z: z0}
-	if c.frame, err = c.render(); err != nil {
+	if c.frame, err = c.render(pg); err != nil {
 		return nil, fmt.Errorf("frame 0: %w", err)
 	}
 	return c, nil
 }
 
-// render is g_s(z) as a frame.
-func (c *Clip) render() (Frame, error) {
-	out, err := c.w.gDec.Decode([]*tensor.T{c.z}, nil)
-	if err != nil {
-		return Frame{}, err
+// render is g_s(z), planned as r (nil: planned here).
+func (c *Clip) render(r *whg1.Planned) (*tensor.T, error) {
+	var out []*tensor.T
+	var err error
+	if r != nil {
+		out, err = whg1.DecodePlanned(c.w.gDec, r)
+	} else {
+		out, err = c.w.gDec.Decode([]*tensor.T{c.z}, nil)
 	}
-	return frameOf(out[0])
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
 }
 
-// Frame is the clip's current frame.
-func (c *Clip) Frame() Frame { return c.frame }
+// Frame is the clip's current frame, [3, H, W].
+func (c *Clip) Frame() *tensor.T { return c.frame }
 
 // Latent is the latent z the current frame was rendered from.
 func (c *Clip) Latent() *tensor.T { return c.z }
@@ -195,17 +195,17 @@ func (c *Clip) Latent() *tensor.T { return c.z }
 // Step takes one row of plane values (from Planes): z becomes T(z) with
 // them as the scalars, and the next frame g_s(z) is returned. On an error
 // the clip is left at its last frame.
-func (c *Clip) Step(planes []int64) (Frame, error) {
+func (c *Clip) Step(planes []int64) (*tensor.T, error) {
 	out, err := c.w.tDec.Decode([]*tensor.T{c.z}, planes)
 	if err != nil {
-		return Frame{}, err
+		return nil, err
 	}
 	prev := c.z
 	c.z = out[0]
-	f, err := c.render()
+	f, err := c.render(nil)
 	if err != nil {
 		c.z = prev
-		return Frame{}, err
+		return nil, err
 	}
 	c.frame = f
 	return f, nil
@@ -215,7 +215,7 @@ func (c *Clip) Step(planes []int64) (Frame, error) {
 // each row in order, z becomes T(z) with the row's plane values as the
 // scalars, and the next frame is g_s(z). Every check runs before the first
 // frame; a refusal returns no frames.
-func (w *WorldSet) Render(z0 *tensor.T, rows [][]int64) ([]Frame, error) {
+func (w *WorldSet) Render(z0 *tensor.T, rows [][]int64) ([]*tensor.T, error) {
 	planes, err := w.Planes(rows)
 	if err != nil {
 		return nil, err
@@ -224,7 +224,7 @@ func (w *WorldSet) Render(z0 *tensor.T, rows [][]int64) ([]Frame, error) {
 	if err != nil {
 		return nil, err
 	}
-	frames := append(make([]Frame, 0, len(rows)+1), c.Frame())
+	frames := append(make([]*tensor.T, 0, len(rows)+1), c.Frame())
 	for i, p := range planes {
 		f, err := c.Step(p)
 		if err != nil {
@@ -236,15 +236,11 @@ func (w *WorldSet) Render(z0 *tensor.T, rows [][]int64) ([]Frame, error) {
 }
 
 // RenderWorld loads the pair and renders one clip (LoadWorld, then
-// WorldSet.Render), and names the fabric that ran.
-func RenderWorld(load Loader, tBytes, gsBytes []byte, z0 *tensor.T, rows [][]int64) ([]Frame, string, error) {
+// WorldSet.Render).
+func RenderWorld(load fabric.Loader, tBytes, gsBytes []byte, z0 *tensor.T, rows [][]int64) ([]*tensor.T, error) {
 	w, err := LoadWorld(load, tBytes, gsBytes)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	frames, err := w.Render(z0, rows)
-	if err != nil {
-		return nil, "", err
-	}
-	return frames, w.Fabric, nil
+	return w.Render(z0, rows)
 }

@@ -1,4 +1,4 @@
-package plan
+package fabric
 
 import (
 	"errors"
@@ -6,10 +6,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
-	"github.com/waiops/waiops/certify"
-	"github.com/waiops/waiops/cpuref"
+	"github.com/waiops/waiops/gpu"
+	"github.com/waiops/waiops/internal/gputest"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/vectors"
@@ -17,38 +18,26 @@ import (
 	"github.com/waiops/waiops/whg1"
 )
 
-// cpu32 is an acc32 fabric without GL: it loads against acc32 as
-// gpu.Device.Load does and computes on the CPU reference, so the
-// partitioning is tested on machines without a GL context.
-type cpu32 struct{}
-
-func (cpu32) Name() string                { return "gpu" }
-func (cpu32) Profile() certify.Profile    { return certify.Acc32 }
-func (cpu32) Identity() map[string]string { return map[string]string{"fabric": "cpu32"} }
-
-func (cpu32) Load(b []byte) (whg1.Decoder, *whg1.Graph, error) {
-	g, _, err := certify.Load(b, certify.Acc32)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := cpuref.Load(g)
-	return p, g, err
-}
-
-func (cpu32) LoadCertified(g *whg1.Graph, cert *certify.Certificate) (whg1.Decoder, error) {
-	if err := cert.Verdict.Admit(certify.Acc32); err != nil {
-		return nil, err
-	}
-	return cpuref.Load(g)
-}
-
-// acc32Fabrics are the acc32 fabrics a hybrid test runs over: cpu32
+// acc32Fabrics are the acc32 fabrics a hybrid test runs over: CPU32
 // always, the GL fabric when there is one (requireGPU's rules).
 func acc32Fabrics(t *testing.T) []Fabric {
 	t.Helper()
-	fs := []Fabric{cpu32{}}
+	fs := []Fabric{gputest.CPU32{}}
 	t.Run("gl", func(t *testing.T) { fs = append(fs, requireGPU(t)) })
 	return fs
+}
+
+// requireGPU opens the GL fabric, as gputest.Need answers a missing one.
+func requireGPU(t *testing.T) Fabric {
+	t.Helper()
+	g, err := OpenGPU()
+	gputest.Need(t, err)
+	return g
+}
+
+// in4 is one [1, 1, 4] input.
+func in4(v ...int64) []*tensor.T {
+	return []*tensor.T{{Shape: tensor.Shape{C: 1, H: 1, W: 4}, Data: v}}
 }
 
 func conv1x1(cout uint32, w ...int64) *whg1.Conv {
@@ -137,7 +126,7 @@ func equalsCPU(t *testing.T, p whg1.Decoder, b []byte, in []*tensor.T, scalars [
 	}
 	want, werr := ref.Decode(in, scalars)
 	got, gerr := p.Decode(in, scalars)
-	if codeOf(gerr) != codeOf(werr) {
+	if conform.CodeOf(gerr) != conform.CodeOf(werr) {
 		t.Fatalf("hybrid: %v; cpu: %v", gerr, werr)
 	}
 	if len(got) != len(want) {
@@ -150,22 +139,11 @@ func equalsCPU(t *testing.T, p whg1.Decoder, b []byte, in []*tensor.T, scalars [
 	}
 }
 
-func codeOf(err error) refusal.Code {
-	var r *refusal.Error
-	if errors.As(err, &r) {
-		return r.Code
-	}
-	if err != nil {
-		return "error: " + refusal.Code(err.Error())
-	}
-	return ""
-}
-
 func TestHybridThreshold(t *testing.T) {
 	// op 0 forms 2 output elements × 1 tap × 4 columns = 8 MACs and op 3
 	// 4 elements: a threshold of 5 keeps op 3 on the CPU, joined to ops 1–2;
 	// 9 keeps everything there.
-	p := loadHybrid(t, cpu32{}, 5, mixedGraph)
+	p := loadHybrid(t, gputest.CPU32{}, 5, mixedGraph)
 	want := []Run{{First: 0, End: 1, Fabric: "gpu", Acc32: true}, {First: 1, End: 4, Fabric: "cpu"}}
 	if got := placement(p); !slices.Equal(got, want) {
 		t.Fatalf("threshold 5: runs %+v, want %+v", got, want)
@@ -173,7 +151,7 @@ func TestHybridThreshold(t *testing.T) {
 	if w := p.Runs()[0].Work; w != 8 {
 		t.Fatalf("op 0 work %d, want 8", w)
 	}
-	p = loadHybrid(t, cpu32{}, 9, mixedGraph)
+	p = loadHybrid(t, gputest.CPU32{}, 9, mixedGraph)
 	r := p.Runs()
 	if len(r) != 1 || r[0].Fabric != "cpu" || r[0].First != 0 || r[0].End != 4 {
 		t.Fatalf("threshold 9: runs %+v, want one CPU run of ops 0–3", r)
@@ -255,16 +233,16 @@ func TestHybridSequenceCarriesState(t *testing.T) {
 			x, t2 []int64
 			code  refusal.Code
 		}{
-			{[]int64{1, 2, 3, 4}, []int64{8, 9, 10, 11}, ""},
-			{[]int64{1, 1, 1, 1}, []int64{9, 10, 11, 12}, ""},
+			{[]int64{1, 2, 3, 4}, []int64{8, 9, 10, 11}, vectors.LoadOK},
+			{[]int64{1, 1, 1, 1}, []int64{9, 10, 11, 12}, vectors.LoadOK},
 			{[]int64{101, 0, 0, 0}, nil, refusal.FieldRange},
-			{[]int64{-100, 0, 0, 100}, []int64{-91, 10, 11, 112}, ""},
+			{[]int64{-100, 0, 0, 100}, []int64{-91, 10, 11, 112}, vectors.LoadOK},
 		} {
 			out, err := seq.Decode(in4(c.x...), nil)
-			if codeOf(err) != c.code {
+			if conform.CodeOf(err) != c.code {
 				t.Fatalf("decode %d: %v, want %q", i, err, c.code)
 			}
-			if c.code != "" {
+			if c.code != vectors.LoadOK {
 				continue
 			}
 			t3 := make([]int64, 4)
@@ -314,7 +292,7 @@ func TestHybridRefusesAsCPU(t *testing.T) {
 			in   []*tensor.T
 			code refusal.Code
 		}{
-			{"passes", append(in4(1, 2, 3, 4), in4(5, 6, 7, 8)...), ""},
+			{"passes", append(in4(1, 2, 3, 4), in4(5, 6, 7, 8)...), vectors.LoadOK},
 			// x + y = 60 passes [0, 50]: field_range in the CPU run.
 			{"check tensor", append(in4(10, 20, 30, 40), in4(0, 0, 0, 20)...), refusal.FieldRange},
 			// x = 101 passes x's check: field_range before any run.
@@ -326,38 +304,14 @@ func TestHybridRefusesAsCPU(t *testing.T) {
 			{"too large", []*tensor.T{{Shape: tensor.Shape{C: 1, H: 1, W: 5}, Data: make([]int64, 5)}, {Shape: tensor.Shape{C: 1, H: 1, W: 5}, Data: make([]int64, 5)}}, refusal.TooLarge},
 		} {
 			out, err := p.Decode(c.in, nil)
-			if codeOf(err) != c.code {
+			if conform.CodeOf(err) != c.code {
 				t.Fatalf("%s: %v, want %q", c.name, err, c.code)
 			}
-			if c.code == "" && !slices.Equal(out[0].Data, []int64{6, 8, 10, 12}) {
+			if c.code == vectors.LoadOK && !slices.Equal(out[0].Data, []int64{6, 8, 10, 12}) {
 				t.Fatalf("%s: %v, want [6 8 10 12]", c.name, out[0].Data)
 			}
 			equalsCPU(t, p, checkGraph, c.in, nil)
 		}
-	}
-}
-
-func TestHybridSession(t *testing.T) {
-	requireGPU(t)
-	s, err := NewSession(Hybrid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := s.Load(mixedGraph)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g.Fabric().Name() != "hybrid" || g.Fabric().Profile() != certify.Acc64 {
-		t.Fatalf("fabric %s (%s)", g.Fabric().Name(), g.Fabric().Profile())
-	}
-	id := g.Fabric().Identity()
-	if id["cpu_fabric"] != "cpu" || id["gpu_fabric"] != "gpu" || id["min_work"] != "524288" {
-		t.Fatalf("identity %v", id)
-	}
-	equalsCPU(t, g.dec, mixedGraph, in4(3, -3, 999, 0), nil)
-	fs, _, err := Fabrics("hybrid")
-	if err != nil || len(fs) != 1 || fs[0].Name() != "hybrid" {
-		t.Fatalf("Fabrics(hybrid) = %v, %v", fs, err)
 	}
 }
 
@@ -367,9 +321,6 @@ func TestHybridChoice(t *testing.T) {
 	}
 	if _, gerr := OpenGPU(); gerr != nil {
 		// Without a GL context the hybrid is an error with the reason.
-		if _, err := NewSession(Hybrid); err == nil || err.Error() != gerr.Error() {
-			t.Fatalf("NewSession(Hybrid) without GL: %v, want %v", err, gerr)
-		}
 		if _, _, err := Fabrics("hybrid"); err == nil {
 			t.Fatal("Fabrics(hybrid) without GL: no error")
 		}
@@ -441,5 +392,37 @@ func TestHybridFallsBackWhenRunMissesAcc32(t *testing.T) {
 			t.Fatalf("outputs %v %v", out[0].Data, out[1].Data)
 		}
 		equalsCPU(t, p, wideScalarGraph, in4(-20, -1, 3, 20), []int64{-1 << 40})
+	}
+}
+
+// A hybrid program closes its GL runs (mixedGraph has two) and then
+// refuses to decode.
+func TestHybridClose(t *testing.T) {
+	var closes atomic.Int64
+	p := loadHybrid(t, gputest.Closing{Closes: &closes}, 0, mixedGraph)
+	for range 2 {
+		if err := p.Close(); err != nil || closes.Load() != 2 {
+			t.Fatalf("Close: %v, %d runs closed, want 2", err, closes.Load())
+		}
+	}
+	if _, err := p.Decode(in4(1, 2, 3, 4), nil); !errors.Is(err, ErrClosed) {
+		t.Fatalf("decode after Close: %v, want ErrClosed", err)
+	}
+}
+
+// On the GL device a hybrid program's two GL runs are two live programs
+// until Close releases them.
+func TestHybridCloseOnDevice(t *testing.T) {
+	dev := requireGPU(t)
+	base := gpu.LiveObjects()
+	p := loadHybrid(t, dev, 0, mixedGraph)
+	if n := gpu.LiveObjects().Programs - base.Programs; n != 2 {
+		t.Fatalf("%d programs live after loading two GL runs", n)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if now := gpu.LiveObjects(); now != base {
+		t.Fatalf("after Close the device holds %+v, before the load %+v", now, base)
 	}
 }

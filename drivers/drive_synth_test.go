@@ -5,8 +5,25 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/refusal"
+	"github.com/waiops/waiops/tensor"
 )
+
+// cpu is the CPU reference, the fabric the drivers' tests load on.
+var cpu = fabric.NewCPU()
+
+// hwc lays a [3, H, W] frame out as HWC bytes (every value a byte).
+func hwc(t *tensor.T) []byte {
+	n := t.Shape.H * t.Shape.W
+	out := make([]byte, 3*n)
+	for c := range 3 {
+		for i, v := range t.Data[c*n : (c+1)*n] {
+			out[3*i+c] = byte(v)
+		}
+	}
+	return out
+}
 
 // TestDecodeSynthByHand decodes a one-layer set whose output is worked by
 // hand from §13.1 and §5.3. One latent v = 7 ([1, 1, 1]); conv_transpose
@@ -23,13 +40,13 @@ func TestDecodeSynthByHand(t *testing.T) {
 	set := EncodeSynth([]SynthLayer{{InCh: 1, OutCh: 3, K: 2, Stride: 2, Shift: 1, Relu: true,
 		W:    []int64{1, 2, 3, -1, 40, 0, -5, 10, 100, 2, 0, 1},
 		Bias: []int64{0, 1, 3}}})
-	f, fabric, err := DecodeSynth(CPU, set, SynthPayloadBytes(2, 2, 1, 1, []int8{7}))
+	out, err := DecodeSynth(cpu, set, SynthPayloadBytes(2, 2, 1, 1, []int8{7}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []byte{3, 140, 255, 7, 0, 8, 10, 0, 1, 0, 35, 5}
-	if fabric != "cpu" || f.H != 2 || f.W != 2 || !bytes.Equal(f.RGB, want) {
-		t.Fatalf("got %s %dx%d %v, want cpu 2x2 %v", fabric, f.H, f.W, f.RGB, want)
+	if out.Shape != (tensor.Shape{C: 3, H: 2, W: 2}) || !bytes.Equal(hwc(out), want) {
+		t.Fatalf("got %v %v, want [3, 2, 2] %v", out.Shape, hwc(out), want)
 	}
 }
 
@@ -38,7 +55,7 @@ func TestDecodeSynthByHand(t *testing.T) {
 func TestDecodeSynthRefusals(t *testing.T) {
 	set := EncodeSynth(synthSmall()) // [2, S, S] → [3, 2S, 2S]
 	lat := make([]int8, 2*3*3)
-	if _, _, err := DecodeSynth(CPU, set, SynthPayloadBytes(6, 6, 2, 3, lat)); err != nil {
+	if _, err := DecodeSynth(cpu, set, SynthPayloadBytes(6, 6, 2, 3, lat)); err != nil {
 		t.Fatalf("the well-formed payload is refused: %v", err)
 	}
 	huge := synthSmall()
@@ -56,7 +73,7 @@ func TestDecodeSynthRefusals(t *testing.T) {
 		{"a size past the cap", EncodeSynth(huge), SynthPayloadBytes(6, 6, 2, 3, lat)},
 	}
 	for _, c := range cases {
-		_, _, err := DecodeSynth(CPU, c.set, c.payload)
+		_, err := DecodeSynth(cpu, c.set, c.payload)
 		var r *refusal.Error
 		if !errors.As(err, &r) || r.Code != refusal.PayloadMalformed {
 			t.Errorf("%s: got %v, want payload_malformed", c.name, err)

@@ -1,4 +1,4 @@
-package plan
+package fabric
 
 import (
 	"errors"
@@ -45,7 +45,7 @@ type HybridFabric struct {
 // default threshold.
 func NewHybrid(gpu Fabric) *HybridFabric { return &HybridFabric{gpu: gpu, MinWork: DefaultMinWork} }
 
-func (*HybridFabric) Name() string             { return "hybrid" }
+func (*HybridFabric) Name() string             { return string(Hybrid) }
 func (*HybridFabric) Profile() certify.Profile { return certify.Acc64 }
 
 // Identity names both fabrics: the CPU reference's keys prefixed "cpu_",
@@ -356,13 +356,32 @@ func (p *HybridProgram) Runs() []Run {
 // (§8.5), so it runs on the CPU and refuses there, in graph order; an acc32
 // run forms no value that can refuse (§7.2). The inputs are not modified.
 func (p *HybridProgram) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, error) {
-	g := p.g
 	if p.closed.Load() {
 		return nil, ErrClosed
 	}
-	if _, err := g.PlanInputs(inputs, scalars); err != nil {
+	if _, err := p.g.PlanInputs(inputs, scalars); err != nil {
 		return nil, err
 	}
+	return p.evaluate(inputs, scalars)
+}
+
+// DecodePlanned is Decode of a decode planned on the program's graph
+// (whg1.Graph.PlanData, whg1.Sequence): the whole graph is not planned
+// again (each run plans its own sub-graph). A decode planned on another
+// graph is planned here.
+func (p *HybridProgram) DecodePlanned(r *whg1.Planned) ([]*tensor.T, error) {
+	if r.Graph() != p.g {
+		return p.Decode(r.Inputs(), r.Plan().Scalars)
+	}
+	if p.closed.Load() {
+		return nil, ErrClosed
+	}
+	return p.evaluate(r.Inputs(), r.Plan().Scalars)
+}
+
+// evaluate is §4 run step 4 of a planned decode, run by run.
+func (p *HybridProgram) evaluate(inputs []*tensor.T, scalars []int64) ([]*tensor.T, error) {
+	g := p.g
 	vals := make([]*tensor.T, len(g.Tensors))
 	for i, t := range inputs {
 		rec := g.Inputs[i]

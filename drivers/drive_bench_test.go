@@ -8,7 +8,7 @@ import "testing"
 func BenchmarkDecodeSynth256(b *testing.B) {
 	set, payload := SampleSynth()
 	for b.Loop() {
-		if _, _, err := DecodeSynth(CPU, set, payload); err != nil {
+		if _, err := DecodeSynth(cpu, set, payload); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -27,7 +27,7 @@ func BenchmarkRenderWorld32(b *testing.B) {
 		rows[i] = []int64{1, -1, 0} // moves (dx, dy, 0)
 	}
 	for b.Loop() {
-		if _, _, err := RenderWorld(CPU, t, gs, z0, rows); err != nil {
+		if _, err := RenderWorld(cpu, t, gs, z0, rows); err != nil {
 			b.Fatal(err)
 		}
 	}

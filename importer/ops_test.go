@@ -205,7 +205,8 @@ func TestIGDNVariants(t *testing.T) {
 		}
 		r := mustImportW(t, model, []Latent{{Name: "in", T: c.in}}, 16, 16, certify.Acc32)
 		oe, _, _ := r.Measure([]Latent{{Name: "in", T: c.in}})
-		if oe[0].MaxAbs > r.Outputs[0].Scale {
+		// Two floors, isqrt's and the output's (§5.7), each within a unit.
+		if oe[0].MaxAbs > 2*r.Outputs[0].Scale {
 			t.Errorf("%+v: exact igdn off by %v (scale %v)", v, oe[0].MaxAbs, r.Outputs[0].Scale)
 		}
 	}

@@ -49,7 +49,7 @@ func (d *Device) alloc(n int, data []int32) *buffer {
 }
 
 // download reads a buffer back, after the barrier that makes every shader
-// write visible to it (CONVENTIONS §6).
+// write visible to it (docs/CONVENTIONS.md §6).
 func (d *Device) download(b *buffer) []int32 {
 	if r := recording; r != nil {
 		r.wait()
@@ -96,7 +96,7 @@ type kernel struct {
 }
 
 // dispatch runs k on the GL thread, then a storage barrier so that the
-// next dispatch reads what this one wrote (CONVENTIONS §6).
+// next dispatch reads what this one wrote (docs/CONVENTIONS.md §6).
 func (d *Device) dispatch(k kernel) error {
 	if r := recording; r != nil {
 		defer r.begin(phaseDispatch, k.shader, 0)()

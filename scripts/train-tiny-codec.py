@@ -361,8 +361,8 @@ def write_outputs(args, g_a, g_s, ent, info):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default="examples/tinycodec", help="folder for the example's files")
-    p.add_argument("--steps", type=int, default=5000, help="training steps")
-    p.add_argument("--seconds", type=float, default=600, help="cap on the training time")
+    p.add_argument("--steps", type=int, default=2500, help="training steps")
+    p.add_argument("--seconds", type=float, default=900, help="cap on the training time")
     p.add_argument("--seed", type=int, default=20261207)
     p.add_argument("--n", type=int, default=48, help="hidden channels N")
     p.add_argument("--m", type=int, default=32, help="latent channels M")

@@ -213,8 +213,14 @@ func (mt *matcher) node(n *onnx.Node) error {
 	if n.Domain != "" && n.Domain != "ai.onnx" {
 		return refuse(n, "domain %q: the importer maps the default domain's ops only", n.Domain)
 	}
+	if len(n.Outputs) != 1 && n.OpType != "Split" {
+		return refuse(n, "has %d outputs; the importer maps ops of one output (and Split)", len(n.Outputs))
+	}
 	if n.OpType == "Constant" {
 		return mt.constantNode(n)
+	}
+	if len(n.Inputs) == 0 {
+		return refuse(n, "has no inputs")
 	}
 	if mt.allConst(n) {
 		c, err := fold(n, mt)
@@ -672,13 +678,13 @@ func (mt *matcher) slice(n *onnx.Node) error {
 		}
 	}
 	starts, ends, axes, steps := ops[0], ops[1], ops[2], ops[3]
-	if starts == nil || ends == nil || starts.len() != 1 || ends.len() != 1 {
+	if starts == nil || ends == nil || len(starts.ints) != 1 || len(ends.ints) != 1 {
 		return refuse(n, "the importer maps a Slice of one axis, the channels")
 	}
-	if axes != nil && (axes.len() != 1 || (axes.ints[0] != 1 && axes.ints[0] != -3)) || axes == nil {
+	if axes == nil || len(axes.ints) != 1 || (axes.ints[0] != 1 && axes.ints[0] != -3) {
 		return refuse(n, "the importer maps a Slice of the channel axis (1) only")
 	}
-	if steps != nil && (steps.len() != 1 || steps.ints[0] != 1) {
+	if steps != nil && (len(steps.ints) != 1 || steps.ints[0] != 1) {
 		return refuse(n, "a step other than 1")
 	}
 	c := int64(mt.net.channels[x])

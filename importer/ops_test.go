@@ -383,3 +383,36 @@ func TestModelRefusals(t *testing.T) {
 		}
 	}
 }
+
+// FuzzImport: any bytes, as a model, import or are refused, never panic.
+// The seeds are the op cases' models.
+func FuzzImport(f *testing.F) {
+	for _, c := range opCases() {
+		b := onnx.NewBuilder(c.name, 13)
+		b.Input("x", onnx.Float, 1, int64(c.in.Shape.C), -1, -1)
+		for _, o := range c.build(b) {
+			b.Output(o, onnx.Float)
+		}
+		m, err := b.Bytes()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(m, int64(c.in.Shape.C))
+	}
+	f.Fuzz(func(t *testing.T, model []byte, c int64) {
+		if c < 1 || c > 8 {
+			return
+		}
+		in := tens(int(c), 2, 2)
+		for i := range in.Data {
+			in.Data[i] = int64(i%5) - 2
+		}
+		r, err := Import(model, []Latent{{Name: "in", T: in}}, Options{Acts: 16, Weights: 8, Profile: certify.Acc32})
+		if err != nil {
+			return
+		}
+		if !r.Cert.Verdict.Acc32 {
+			t.Fatal("an import that does not meet acc32 was returned")
+		}
+	})
+}

@@ -351,6 +351,26 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
+// TestProfileMissed: a LeakyRelu whose slope needs a multiplier past i32
+// imports at acc64 and is refused at acc32 (its product v·a passes i32,
+// §7.1), naming the
+// certificate's first failure.
+func TestProfileMissed(t *testing.T) {
+	b := onnx.NewBuilder("steep", 13)
+	b.Input("x", onnx.Float, 1, 1, -1, -1)
+	b.Node("LeakyRelu", []string{"x"}, []string{"y"}, onnx.FloatAttr("alpha", 40000))
+	b.Output("y", onnx.Float)
+	model, _ := b.Bytes()
+	cal := []Latent{{Name: "in", T: one(-1, 2)}}
+	if _, err := Import(model, cal, Options{Acts: 16, Weights: 8, Profile: certify.Acc64}); err != nil {
+		t.Fatalf("acc64: %v", err)
+	}
+	_, err := Import(model, cal, Options{Acts: 16, Weights: 8, Profile: certify.Acc32})
+	if err == nil || !strings.Contains(err.Error(), "model_mismatch: the imported graph does not meet acc32") || !strings.Contains(err.Error(), `node 0: leaky.p`) {
+		t.Fatalf("acc32: %v", err)
+	}
+}
+
 // TestModelRefusals: what the importer refuses about a model as a whole.
 func TestModelRefusals(t *testing.T) {
 	for _, c := range []struct {

@@ -353,8 +353,7 @@ func TestRefusals(t *testing.T) {
 
 // TestProfileMissed: a LeakyRelu whose slope needs a multiplier past i32
 // imports at acc64 and is refused at acc32 (its product v·a passes i32,
-// §7.1), naming the
-// certificate's first failure.
+// §7.1), naming the certificate's first failure.
 func TestProfileMissed(t *testing.T) {
 	b := onnx.NewBuilder("steep", 13)
 	b.Input("x", onnx.Float, 1, 1, -1, -1)

@@ -105,6 +105,9 @@ func match(m *onnx.Model) (*network, error) {
 	if len(mt.net.outputs) == 0 {
 		return nil, fmt.Errorf("the graph has no outputs")
 	}
+	if err := mt.net.foldDCR(); err != nil {
+		return nil, err
+	}
 	return &mt.net, nil
 }
 
@@ -735,10 +738,75 @@ func (mt *matcher) depthToSpace(n *onnx.Node) error {
 	if r < 1 || c%(r*r) != 0 {
 		return refuse(n, "blocksize %d with %d channels", r, c)
 	}
-	if m := strAttr(n, "mode", "DCR"); m != "CRD" {
-		return refuse(n, "mode %s; pixel_shuffle is CRD's order (§5.10; torch's PixelShuffle exports CRD)", m)
+	m := strAttr(n, "mode", "DCR")
+	if m != "CRD" && m != "DCR" {
+		return refuse(n, "mode %s", m)
 	}
-	return mt.emit(n, layer{kind: kShuffle, in: []int{x}, r: r}, c/(r*r))
+	return mt.emit(n, layer{kind: kShuffle, in: []int{x}, r: r, dcr: m == "DCR"}, c/(r*r))
+}
+
+// foldDCR turns each DepthToSpace of DCR order into pixel_shuffle (§5.10,
+// CRD order): DCR reads channel (i·r + j)·C′ + c where pixel_shuffle reads
+// c·r² + i·r + j, so the conv or conv_transpose (groups 1) that writes its
+// input, read by nothing else, has its output channels permuted (§9.4
+// says the same of a depth-to-space target). Any other DCR is refused.
+func (n *network) foldDCR() error {
+	uses := make([]int, len(n.channels))
+	producer := make([]int, len(n.channels))
+	for i, l := range n.layers {
+		for _, v := range l.in {
+			uses[v]++
+		}
+		producer[l.out] = i
+	}
+	for _, v := range n.outputs {
+		uses[v]++
+	}
+	for i := range n.layers {
+		l := &n.layers[i]
+		if !l.dcr {
+			continue
+		}
+		x := l.in[0]
+		p := &n.layers[producer[x]]
+		if x == 0 || uses[x] != 1 || (p.kind != kConv && p.kind != kConvT) || p.groups != 1 {
+			return nodeRefusal(l.node, l.op, "mode DCR folds only into a conv or conv_transpose of groups 1 that nothing else reads; export with mode CRD (torch's PixelShuffle)")
+		}
+		r2 := l.r * l.r
+		cp := p.cout / r2
+		// perm[t] is the old channel that new channel t takes.
+		perm := make([]int, p.cout)
+		for c := range cp {
+			for k := range r2 {
+				perm[c*r2+k] = k*cp + c
+			}
+		}
+		w := make([]float64, len(p.w))
+		taps := p.kh * p.kw
+		if p.kind == kConv {
+			per := len(p.w) / p.cout
+			for t, o := range perm {
+				copy(w[t*per:(t+1)*per], p.w[o*per:(o+1)*per])
+			}
+		} else {
+			cin := len(p.w) / (p.cout * taps)
+			for ci := range cin {
+				for t, o := range perm {
+					copy(w[(ci*p.cout+t)*taps:][:taps], p.w[(ci*p.cout+o)*taps:][:taps])
+				}
+			}
+		}
+		p.w = w
+		if p.b != nil {
+			b := make([]float64, p.cout)
+			for t, o := range perm {
+				b[t] = p.b[o]
+			}
+			p.b = b
+		}
+		l.dcr = false
+	}
+	return nil
 }
 
 func (mt *matcher) resize(n *onnx.Node) error {

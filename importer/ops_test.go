@@ -125,6 +125,18 @@ func opCases() []opCase {
 			b.Node("DepthToSpace", []string{"x"}, []string{"y"}, onnx.IntAttr("blocksize", 2), onnx.StringAttr("mode", "CRD"))
 			return []string{"y"}
 		}, want: [][]float64{{1, 2, -3, 4}}, ops: []whg1.Opcode{whg1.OpPixelShuffle}},
+		{name: "depth_to_space_dcr", in: tens(1, 1, 1, 1), build: func(b *onnx.Builder) []string {
+			// A 1×1 Conv makes channels 1…8; DCR with r = 2 reads channel
+			// (i·2 + j)·2 + c, folded into the Conv's output order.
+			y := b.Op("Conv", []string{"x", b.Floats([]float32{1, 2, 3, 4, 5, 6, 7, 8}, 8, 1, 1, 1)})
+			b.Node("DepthToSpace", []string{y}, []string{"y"}, onnx.IntAttr("blocksize", 2), onnx.StringAttr("mode", "DCR"))
+			return []string{"y"}
+		}, want: [][]float64{{1, 3, 5, 7, 2, 4, 6, 8}}, ops: []whg1.Opcode{whg1.OpConv, whg1.OpPixelShuffle}},
+		{name: "depth_to_space_dcr_convT", in: tens(1, 1, 1, 1), build: func(b *onnx.Builder) []string {
+			y := b.Op("ConvTranspose", []string{"x", b.Floats([]float32{1, 2, 3, 4, 5, 6, 7, 8}, 1, 8, 1, 1)})
+			b.Node("DepthToSpace", []string{y}, []string{"y"}, onnx.IntAttr("blocksize", 2))
+			return []string{"y"}
+		}, want: [][]float64{{1, 3, 5, 7, 2, 4, 6, 8}}, ops: []whg1.Opcode{whg1.OpConvTranspose, whg1.OpPixelShuffle}},
 		{name: "resize2", in: one(1, -2), build: func(b *onnx.Builder) []string {
 			b.Node("Resize", []string{"x", "", b.Floats([]float32{1, 1, 2, 2}, 4)}, []string{"y"}, onnx.StringAttr("mode", "nearest"),
 				onnx.StringAttr("coordinate_transformation_mode", "asymmetric"), onnx.StringAttr("nearest_mode", "floor"))
@@ -307,7 +319,7 @@ func TestRefusals(t *testing.T) {
 		{"sqrt alone", func(b *onnx.Builder) []string { return []string{b.Op("Sqrt", []string{"x"})} }, "(Sqrt): a square root maps only"},
 		{"dcr", func(b *onnx.Builder) []string {
 			return []string{b.Op("DepthToSpace", []string{"x"}, onnx.IntAttr("blocksize", 1))}
-		}, "(DepthToSpace): mode DCR"},
+		}, "(DepthToSpace): mode DCR folds only into a conv"},
 		{"resize ×3", func(b *onnx.Builder) []string {
 			return []string{b.Op("Resize", []string{"x", "", b.Floats([]float32{1, 1, 3, 3}, 4)}, onnx.StringAttr("mode", "nearest"))}
 		}, "(Resize): the importer maps scales [1, 1, 2, 2]"},

@@ -602,6 +602,9 @@ func (mt *matcher) concat(n *onnx.Node) error {
 	if len(l.in) < 2 {
 		return mt.alias(n, l.in[0])
 	}
+	if len(l.in) > 255 {
+		return refuse(n, "%d inputs; a WHG1 operator has at most 255 (§10.2)", len(l.in))
+	}
 	return mt.emit(n, l, c)
 }
 

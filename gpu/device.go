@@ -29,6 +29,9 @@ type Device struct {
 	lim   Limits
 	progs map[string]*glProgram // compiled variants, GL thread only
 	reset resetCheck
+	// epoch counts the storage barriers issued (from 1, so that a new
+	// buffer, whose epochs are 0, waits on none), GL thread only.
+	epoch uint64
 }
 
 var (
@@ -47,7 +50,7 @@ func Open() (*Device, error) {
 	if opened != nil {
 		return opened, nil
 	}
-	d := &Device{progs: map[string]*glProgram{}}
+	d := &Device{progs: map[string]*glProgram{}, epoch: 1}
 	th, err := startThread(d.initGL, func() error { return d.ctx.current() }, d.reset.check)
 	if err != nil {
 		return nil, err

@@ -81,9 +81,16 @@ func writeSlot(b *strings.Builder, s slot, binding int) {
 	for j := range s.chunks {
 		fmt.Fprintf(b, "layout(std430, binding = %d) buffer B_%s_%d { int d[]; } %s_%d;\n", binding+j, s.name, j, s.name, j)
 	}
+	clamp := ""
+	if s.name == "out" {
+		// §3: the output tensor's clamp policy, applied by the store
+		// (buffer.clamp); the bounds are its uniforms.
+		b.WriteString("#ifdef CLAMP_OUT\nuniform int OUT_LO;\nuniform int OUT_HI;\n#define POLICY(v) min(max(v, OUT_LO), OUT_HI)\n#else\n#define POLICY(v) (v)\n#endif\n")
+		clamp = "\tv = POLICY(v);\n"
+	}
 	if s.chunks == 1 {
 		fmt.Fprintf(b, "int %[1]s_ld(uint i) { return %[1]s_0.d[i]; }\n", s.name)
-		fmt.Fprintf(b, "void %[1]s_st(uint i, int v) { %[1]s_0.d[i] = v; }\n", s.name)
+		fmt.Fprintf(b, "void %[1]s_st(uint i, int v) {\n%[2]s\t%[1]s_0.d[i] = v;\n}\n", s.name, clamp)
 		return
 	}
 	mask := "((1u << CHUNK_SHIFT) - 1u)"
@@ -92,7 +99,7 @@ func writeSlot(b *strings.Builder, s slot, binding int) {
 		fmt.Fprintf(b, "\tif (c == %du) return %s_%d.d[o];\n", j, s.name, j)
 	}
 	fmt.Fprintf(b, "\treturn %s_%d.d[o];\n}\n", s.name, s.chunks-1)
-	fmt.Fprintf(b, "void %s_st(uint i, int v) {\n\tuint c = i >> CHUNK_SHIFT;\n\tuint o = i & %s;\n", s.name, mask)
+	fmt.Fprintf(b, "void %s_st(uint i, int v) {\n%s\tuint c = i >> CHUNK_SHIFT;\n\tuint o = i & %s;\n", s.name, clamp, mask)
 	for j := range s.chunks - 1 {
 		fmt.Fprintf(b, "\tif (c == %du) { %s_%d.d[o] = v; return; }\n", j, s.name, j)
 	}

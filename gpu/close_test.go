@@ -45,8 +45,8 @@ func TestProgramClose(t *testing.T) {
 	if decoded.Programs != loaded.Programs || decoded.Buffers != loaded.Buffers+2 {
 		t.Fatalf("a decode left %+v, loaded %+v", decoded, loaded)
 	}
-	if got, want := p.DeviceBytes(), int64(4*(4+1+2)+2*4*4); got != want {
-		t.Errorf("DeviceBytes %d, want %d (weights, shift, bias, two 4-element tensors)", got, want)
+	if got, want := p.DeviceBytes(), int64(4*(6+1+2)+2*4*4); got != want {
+		t.Errorf("DeviceBytes %d, want %d (the weights laid out for conv.comp with one zero channel, shift, bias, two 4-element tensors)", got, want)
 	}
 	if _, err := p.Decode([]*tensor.T{x}, nil); err != nil {
 		t.Fatal(err)

@@ -119,7 +119,7 @@ func convTile(l convLayout, ho, wo, sh, sw int) (tx, ty, px, cib int, ok bool) {
 
 // §5.2 conv: conv.comp, a variant per kernel geometry, tile and rq.
 func init() {
-	preps[whg1.OpConv] = func(g *whg1.Graph, op *whg1.Op) (prepared, error) {
+	preps[whg1.OpConv] = func(g *whg1.Graph, op *whg1.Op, nb *nodeBounds) (prepared, error) {
 		p := op.Params.(*whg1.Conv)
 		// acc32: each weight fits i32 (§7.2).
 		w, err := narrow(p.W, "conv weights")
@@ -134,7 +134,7 @@ func init() {
 			return w[(((grp*og+o)*cg+c)*kh+i)*kw+j]
 		})
 		uni := map[string]int{"P_W": 0, "PH": int(p.PH), "PW": int(p.PW)}
-		rqDefs, err := appendRQ(&prm, &p.RQ, uni)
+		rqDefs, err := appendRQ(&prm, &p.RQ, uni, nb)
 		if err != nil {
 			return prepared{}, err
 		}

@@ -23,7 +23,7 @@ const convTBlock = 4
 // §5.3 conv_transpose: the phase form (§9.3) through conv.comp when
 // sh·sw ≤ convTMaxPhases, else the gather form of conv_transpose.comp.
 func init() {
-	preps[whg1.OpConvTranspose] = func(g *whg1.Graph, op *whg1.Op) (prepared, error) {
+	preps[whg1.OpConvTranspose] = func(g *whg1.Graph, op *whg1.Op, nb *nodeBounds) (prepared, error) {
 		p := op.Params.(*whg1.ConvT)
 		// acc32: each weight fits i32 (§7.2).
 		w, err := narrow(p.W, "conv_transpose weights")
@@ -36,7 +36,7 @@ func init() {
 		}
 		if int64(p.SH)*int64(p.SW) <= convTMaxPhases {
 			l, prm := convTLayout(p, int(g.Tensors[op.In[0]].Channels), w)
-			defs, err := appendRQ(&prm, &p.RQ, uni)
+			defs, err := appendRQ(&prm, &p.RQ, uni, nb)
 			if err != nil {
 				return prepared{}, err
 			}
@@ -45,7 +45,7 @@ func init() {
 			}}, nil
 		}
 		prm := w
-		defs, err := appendRQ(&prm, &p.RQ, uni)
+		defs, err := appendRQ(&prm, &p.RQ, uni, nb)
 		if err != nil {
 			return prepared{}, err
 		}

@@ -49,7 +49,13 @@ type prepared struct {
 
 // preps holds each operator's preparation, registered from the file that
 // dispatches its shader (CONVENTIONS §1). The 25 of wai-ops/1-i32 (§9.1).
-var preps = map[whg1.Opcode]func(g *whg1.Graph, op *whg1.Op) (prepared, error){}
+// Each takes the operator's node of the certificate (§8.5), whose
+// intervals choose the shader variant: a 32-bit product where the
+// certified interval fits i32, the 16-bit-half form of §7.3 where not.
+var preps = map[whg1.Opcode]func(g *whg1.Graph, op *whg1.Op, nb *nodeBounds) (prepared, error){}
+
+// nodeBounds is an operator's node of the certificate.
+type nodeBounds = certify.Node
 
 // Load reads a WHG1 graph against acc32 (§8.6, §10.5): certify.Load refuses
 // a graph whose verdict does not meet acc32 with model_mismatch. It then
@@ -79,7 +85,7 @@ func (d *Device) LoadCertified(g *whg1.Graph, cert *certify.Certificate) (*Progr
 			// certificate has already refused this.
 			return nil, refusal.New(refusal.ModelMismatch, "op %d (%s) is outside wai-ops/1-i32", i, op.Code)
 		}
-		if p.ops[i], err = prep(g, op); err != nil {
+		if p.ops[i], err = prep(g, op, &cert.Graphs[0].Nodes[i]); err != nil {
 			return nil, fmt.Errorf("op %d (%s): %w", i, op.Code, err)
 		}
 		if int64(len(p.ops[i].prm))*4 > d.lim.MaxSSBOBytes {

@@ -23,16 +23,16 @@ const (
 // igdnTile picks igdn.comp's tile for c channels within shared bytes of
 // shared memory: the most positions tp = pt·px whose x² for all c channels
 // leave room for at least one row of γ, and then ib rows of γ (c columns
-// each) in the rest. A thread takes px = tp/64 positions (at most
-// igdnMaxPX), and where fewer than 64 positions fit, rg threads share each
-// position's rows, so that a work group has pt·rg ≥ 64 threads when the
-// chunk has rows enough. ok is false when one position's x² and one γ row
+// each) in the rest. A thread takes px = igdnMaxPX positions (fewer only
+// in a smaller tile), so that each γ it reads serves px terms, and rg
+// threads share the chunk's rows at each position, so that a work group
+// has pt·rg ≥ 64 threads when the chunk has rows enough. ok is false when one position's x² and one γ row
 // pass shared: the kernel then runs one thread per output with global
 // reads.
 func igdnTile(c, shared int) (pt, px, rg, ib int, ok bool) {
 	for tp := igdnMaxTile; tp >= 1; tp /= 2 {
 		if ib = min(c, igdnMaxIB, (shared-4*c*tp)/(4*c)); ib >= 1 {
-			px = min(igdnMaxPX, max(1, tp/igdnThreads))
+			px = min(igdnMaxPX, tp)
 			pt = tp / px
 			rg = min(max(1, igdnThreads/pt), ib)
 			return pt, px, rg, ib, true

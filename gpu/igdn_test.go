@@ -48,15 +48,15 @@ func TestIGDNTiles(t *testing.T) {
 		}
 	}
 	runCases(t, cases)
-	// In 1760 bytes, 20 channels take 16 positions (1280 bytes of x²) and
-	// 6 γ rows, with 4 threads a position: the chunk's rows 6 and 7 are
-	// past it.
+	// In 3520 bytes, 20 channels take 32 positions (2560 bytes of x²) and
+	// 12 γ rows, with 8 threads sharing them: rows 12 to 15 of the
+	// threads' second turn are past the chunk.
 	saved := d.lim.MaxSharedBytes
 	defer func() { d.lim.MaxSharedBytes = saved }()
-	if pt, px, rg, ib, _ := igdnTile(20, 1760); pt != 16 || px != 1 || rg != 4 || ib != 6 {
-		t.Fatalf("igdnTile(20, 1760) = %d, %d, %d, %d", pt, px, rg, ib)
+	if pt, px, rg, ib, _ := igdnTile(20, 3520); pt != 8 || px != 4 || rg != 8 || ib != 12 {
+		t.Fatalf("igdnTile(20, 3520) = %d, %d, %d, %d", pt, px, rg, ib)
 	}
-	d.lim.MaxSharedBytes = 1760
+	d.lim.MaxSharedBytes = 3520
 	runCases(t, cases[5:10])
 	// A device offering 100 bytes of shared memory has no room for one
 	// position's x² and one γ row of 20 channels (160 bytes).
@@ -68,16 +68,17 @@ func TestIGDNTiles(t *testing.T) {
 }
 
 // TestIGDNTile checks igdnTile's picks: 64 channels in 32 KiB take 64
-// positions (256 bytes of x² each: 16 KiB), one a thread, and 16 γ rows
-// (4 KiB), since 128 positions would leave no room for a row; in 16 KiB,
-// 32 positions with two threads each (64 threads); 128 channels in 32 KiB
-// likewise; 3 channels take 256 positions, 4 a thread; 4096 channels take
-// one position and one row (32 KiB); 4097 take none.
+// positions (256 bytes of x² each: 16 KiB), 4 a thread, and 16 γ rows
+// (4 KiB), since 128 positions would leave no room for a row, with 4
+// threads sharing the rows (64 threads); in 16 KiB, 32 positions and 8
+// threads sharing rows; 128 channels in 32 KiB likewise; 3 channels take
+// 256 positions, 4 a thread; 4096 channels take one position and one row
+// (32 KiB); 4097 take none.
 func TestIGDNTile(t *testing.T) {
 	for _, c := range []struct{ c, shared, pt, px, rg, ib int }{
-		{64, 32 << 10, 64, 1, 1, 16},
-		{64, 16 << 10, 32, 1, 2, 16},
-		{128, 32 << 10, 32, 1, 2, 16},
+		{64, 32 << 10, 16, 4, 4, 16},
+		{64, 16 << 10, 8, 4, 8, 16},
+		{128, 32 << 10, 8, 4, 8, 16},
 		{3, 32 << 10, 64, 4, 1, 3},
 		{4096, 32 << 10, 1, 1, 1, 1},
 		{4097, 32 << 10, 0, 0, 0, 0},

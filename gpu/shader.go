@@ -33,7 +33,7 @@ func (d *Device) program(name string, defs []string, slots []slot) (*glProgram, 
 	if p := d.progs[key]; p != nil {
 		return p, nil
 	}
-	src, err := d.source(name, defs, slots)
+	src, err := source(name, defs, slots, d.lim.ChunkShift)
 	if err != nil {
 		return nil, err
 	}
@@ -48,8 +48,9 @@ func (d *Device) program(name string, defs []string, slots []slot) (*glProgram, 
 
 // source assembles a variant: the version line, the host's #defines, one
 // binding block per chunk of each slot with its accessors, the shared
-// include, then the operator's shader.
-func (d *Device) source(name string, defs []string, slots []slot) (string, error) {
+// include, then the operator's shader. chunkShift is the device's
+// Limits.ChunkShift.
+func source(name string, defs []string, slots []slot, chunkShift uint) (string, error) {
 	body, err := shaders.FS.ReadFile(name + ".comp")
 	if err != nil {
 		return "", fmt.Errorf("gpu: no shader %s.comp: %v", name, err)
@@ -60,7 +61,7 @@ func (d *Device) source(name string, defs []string, slots []slot) (string, error
 	}
 	var b strings.Builder
 	b.WriteString("#version 430\n")
-	fmt.Fprintf(&b, "#define CHUNK_SHIFT %du\n#define LOCAL %d\n", d.lim.ChunkShift, localSize)
+	fmt.Fprintf(&b, "#define CHUNK_SHIFT %du\n#define LOCAL %d\n", chunkShift, localSize)
 	for _, def := range defs {
 		fmt.Fprintf(&b, "#define %s\n", def)
 	}

@@ -16,8 +16,8 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/gpu"
-	"github.com/waiops/waiops/plan"
 	"github.com/waiops/waiops/tensor"
 )
 
@@ -59,7 +59,7 @@ type Figure struct {
 
 // Run measures every case on every fabric. progress, when not nil, gets a
 // one-line progress bar redrawn after each figure.
-func Run(fabrics []plan.Fabric, cases []*Case, opt Options, progress io.Writer) []Figure {
+func Run(fabrics []fabric.Fabric, cases []*Case, opt Options, progress io.Writer) []Figure {
 	var figs []Figure
 	total := len(fabrics) * len(cases)
 	for i, c := range cases {
@@ -79,7 +79,7 @@ func Run(fabrics []plan.Fabric, cases []*Case, opt Options, progress io.Writer) 
 }
 
 // measure loads c on f and times its decodes.
-func measure(f plan.Fabric, c *Case, opt Options) (Figure, []*tensor.T) {
+func measure(f fabric.Fabric, c *Case, opt Options) (Figure, []*tensor.T) {
 	fig := Figure{Case: c.Name(), Op: c.Op, Size: c.Size, Fabric: f.Name(), Unit: c.Unit, Work: c.Work}
 	dec, _, err := f.Load(c.Graph)
 	if err != nil {

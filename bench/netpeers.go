@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/waiops/waiops/plan"
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/tensor"
 )
 
@@ -67,7 +67,7 @@ func RunNetPeers(peersDir string, cases []*Case, opt Options) []NetPeer {
 	}
 	defer os.RemoveAll(tmp)
 	skip := ortMissing(peersDir)
-	cpu := plan.NewCPU()
+	cpu := fabric.NewCPU()
 	found := false
 	for _, c := range cases {
 		if !slices.Contains(networkOps, c.Op) {
@@ -132,7 +132,11 @@ func writeTwin(dir string, c *Case, runs int) (model, in string, tw *twin, err e
 		return "", "", nil, err
 	}
 	model = filepath.Join(dir, c.Name()+".onnx")
-	if err = os.WriteFile(model, floatTwinModel(tw), 0o644); err != nil {
+	m, err := floatTwinModel(tw)
+	if err == nil {
+		err = os.WriteFile(model, m, 0o644)
+	}
+	if err != nil {
 		return "", "", nil, err
 	}
 	var b []byte

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/waiops/waiops/certify"
-	"github.com/waiops/waiops/plan"
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
@@ -43,7 +43,7 @@ func TestBmshjShape(t *testing.T) {
 	if p := g.Ops[0].Params.(*whg1.ConvT); p.KH != 5 || p.SH != 2 || p.PH != 2 || p.OPH != 1 || p.Cout != 128 {
 		t.Fatalf("first layer %+v", p)
 	}
-	dec, _, err := plan.NewCPU().Load(c.Graph)
+	dec, _, err := fabric.NewCPU().Load(c.Graph)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestTwinShapesAndScale(t *testing.T) {
 // graph's integers, and names each op with its output's shape.
 func TestStepsEqualWhole(t *testing.T) {
 	c := bmshjCase(1)
-	cpu := plan.NewCPU()
+	cpu := fabric.NewCPU()
 	dec, _, err := cpu.Load(c.Graph)
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +132,7 @@ func TestStepsEqualWhole(t *testing.T) {
 // and the outputs are the whole decode's.
 func TestDecodeSteps(t *testing.T) {
 	for _, c := range []*Case{synthCase(1), bmshjCase(1)} {
-		dec, _, err := plan.NewCPU().Load(c.Graph)
+		dec, _, err := fabric.NewCPU().Load(c.Graph)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,7 +167,7 @@ func TestOursPeakRSS(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("peak RSS is read from /proc/self/status, Linux's")
 	}
-	base, peak := oursPeakRSS(plan.NewCPU(), bmshjCase(1))
+	base, peak := oursPeakRSS(fabric.NewCPU(), bmshjCase(1))
 	if base <= 0 || peak < base {
 		t.Fatalf("base %d KiB, peak %d KiB", base, peak)
 	}

@@ -27,6 +27,9 @@ type Report struct {
 	Ratios  []Ratio                      `json:"ratios"`
 	Slopes  []Slope                      `json:"slopes"`
 	Peers   []Peer                       `json:"peers,omitempty"`
+	// Headlines are the best int8 library peer at each data kind and
+	// thread count (Headlines).
+	Headlines []Headline `json:"peer_headlines,omitempty"`
 	// NetPeers are the whole networks against a float peer (RunNetPeers).
 	NetPeers []NetPeer `json:"network_peers,omitempty"`
 }
@@ -100,18 +103,51 @@ func (r *Report) markdown() string {
 	for _, s := range r.Slopes {
 		fmt.Fprintf(&b, "| %s | %s | %.4f | %s | %.3f |\n", s.Op, s.Fabric, s.NSPerUnit, dur(s.InterceptNS), s.R2)
 	}
-	if len(r.Peers) > 0 {
-		b.WriteString("\n## Peers (same conv, same data)\n\n| peer | case | median | throughput | ours / peer | outputs equal | note |\n|---|---|---|---|---|---|---|\n")
-		for _, p := range r.Peers {
-			if p.Skipped != "" {
-				fmt.Fprintf(&b, "| %s | %s | – | – | – | – | skipped: %s |\n", p.Name, p.Case, p.Skipped)
-				continue
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f | %v | %s |\n", p.Name, p.Case, dur(p.MedianNS), rate(p.Throughput, "MAC"), p.OursOverPeer, p.Equal, p.Note)
-		}
-	}
+	r.peerMarkdown(&b)
 	r.netMarkdown(&b)
 	return b.String()
+}
+
+// peerMarkdown is the conv peers' table, each peer beside our CPU fabric
+// at the same threads and output, then the headline ratios.
+func (r *Report) peerMarkdown(b *strings.Builder) {
+	if len(r.Peers) == 0 {
+		return
+	}
+	b.WriteString("\n## Peers (same conv, same data, same threads)\n\n" +
+		"conv 3×3 64→64, zero padding 1, i8 weights, i8 or u8 data. Output s32: the raw sums; " +
+		"rq: the sums rounded half-even by 2^" + fmt.Sprint(qShift) + " and clamped to the data's 8 bits, " +
+		"on both sides. Ours is the CPU fabric at GOMAXPROCS = threads. Peer and ours are throughputs at the medians; " +
+		"ours / peer is at the medians and (fastest) at each side's fastest run.\n\n" +
+		"| data | threads | peer | implementation | output | median | peer | ours | ours / peer | (fastest) | outputs equal | note |\n" +
+		"|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, p := range r.Peers {
+		if p.Skipped != "" {
+			fmt.Fprintf(b, "| %s | %d | %s | – | – | – | – | – | – | – | – | skipped: %s |\n", p.Data, p.Threads, p.Name, p.Skipped)
+			continue
+		}
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %.3f | %.3f | %v | %s |\n", p.Data, p.Threads, p.Name, orDash(p.Impl),
+			p.Output, dur(p.MedianNS), rate(p.Throughput, "MAC"), rate(p.Ours, "MAC"), p.OursOverPeer, p.BestOverPeer, p.Equal, p.Note)
+	}
+	if len(r.Headlines) == 0 {
+		return
+	}
+	b.WriteString("\n### Ours / the best int8 peer at equal threads\n\n" +
+		"The library peer (not the C loop) with the fastest run whose outputs equal ours, per data kind and thread count; " +
+		"where it used AMX, which our kernels do not, also the fastest without.\n\n" +
+		"| data | threads | peers | best peer | implementation | output | peer, fastest run | ours, fastest run | ours / peer, fastest | ours / peer, medians |\n" +
+		"|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, h := range r.Headlines {
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %.3f | %.3f |\n", h.Data, h.Threads, h.Scope, h.Peer, orDash(h.Impl), h.Output,
+			rate(h.Fastest, "MAC"), rate(h.OursFastest, "MAC"), h.BestOverPeer, h.OursOverPeer)
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
 }
 
 func identityLine(id map[string]string) string {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/waiops/waiops/plan"
+	"github.com/waiops/waiops/fabric"
 )
 
 // procStatusKiB is a field of /proc/self/status in KiB (VmRSS, the
@@ -31,7 +31,7 @@ func procStatusKiB(key string) int64 {
 // system first, then Linux's peak is reset to the resident set now
 // (writing 5 to /proc/self/clear_refs). Both are 0 where that is not
 // possible.
-func oursPeakRSS(f plan.Fabric, c *Case) (base, peak int64) {
+func oursPeakRSS(f fabric.Fabric, c *Case) (base, peak int64) {
 	runtime.GC()
 	debug.FreeOSMemory()
 	base = procStatusKiB("VmRSS")

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/waiops/waiops/cpuref"
-	"github.com/waiops/waiops/plan"
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 	"gonum.org/v1/gonum/stat"
@@ -50,7 +50,7 @@ func stepGraph(g *whg1.Graph, i int, in tensor.Shape) ([]byte, error) {
 // previous one's outputs, and returns the last step's outputs, which are
 // the whole graph's (a chain of one-op graphs computes the same integers).
 // A step that fails ends the walk with its error and no outputs.
-func runSteps(f plan.Fabric, c *Case, opt Options) ([]Step, []*tensor.T) {
+func runSteps(f fabric.Fabric, c *Case, opt Options) ([]Step, []*tensor.T) {
 	g, err := whg1.Parse(c.Graph)
 	if err != nil {
 		return []Step{{Err: err.Error()}}, nil

@@ -341,8 +341,8 @@ func (p pattern) ReadAt(b []byte, off int64) (int, error) {
 
 // TestOpenGiB opens a sealed set of 1 GiB as Seal streams it, through a
 // pipe, and requires the bytes allocated meanwhile, and the heap's
-// growth, to stay under 64 MiB: nothing of L's size is held (§18.2, issue
-// 14's bound). The plaintext goes to a hash, the output a caller would
+// growth, to stay under 64 MiB: nothing of L's size is held (§18.2). The
+// plaintext goes to a hash, the output a caller would
 // write. (A pipe rather than a file in a temporary directory: on the
 // shared test machine writing 1 GiB to disk took four times the CPU time
 // of the test.)

@@ -21,7 +21,8 @@ type Role struct {
 // GraphBounds is the bounds pass of one graph.
 type GraphBounds struct {
 	Name   string
-	SHA256 string // hex of the SHA-256 of the graph's bytes
+	SHA256 string   // hex of the SHA-256 of the graph's bytes
+	Sum    [32]byte // that SHA-256: the graph's digest everywhere it is loaded (§8.6)
 	Graph  *whg1.Graph
 	// Tensors holds every tensor's interval after its policy (§8.1).
 	Tensors []Interval
@@ -58,7 +59,7 @@ func certify(capability *string, lowering string, setSHA256 *string, roles []Rol
 			return nil, refusal.New(refusal.ModelMismatch, "graph %q: %s", r.Name, errMsg(err))
 		}
 		sum := sha256.Sum256(r.Bytes)
-		c.Graphs = append(c.Graphs, GraphBounds{Name: r.Name, SHA256: hex.EncodeToString(sum[:]),
+		c.Graphs = append(c.Graphs, GraphBounds{Name: r.Name, SHA256: hex.EncodeToString(sum[:]), Sum: sum,
 			Graph: r.Graph, Tensors: tensors, Nodes: nodes})
 	}
 	c.Verdict = verdict(c.Graphs)
@@ -68,6 +69,18 @@ func certify(capability *string, lowering string, setSHA256 *string, roles []Rol
 	}
 	c.bytes = b
 	return c, nil
+}
+
+// Of is graph i's certificate on its own, what Graph gives for that
+// graph's bytes, made from this one without a second bounds pass: the
+// graph's bounds (role LoadRole, lowering "whg1", set_sha256 its digest)
+// and its own verdict, which decides the fabric it may run on (§8.6). Its
+// Bytes are nil: the set's certificate is the one a sink writes.
+func (c *Certificate) Of(i int) *Certificate {
+	gb := c.Graphs[i]
+	gb.Name = LoadRole
+	sum := gb.SHA256
+	return &Certificate{Lowering: "whg1", SetSHA256: &sum, Graphs: []GraphBounds{gb}, Verdict: verdict([]GraphBounds{gb})}
 }
 
 // optString is a string, or null when s is nil.

@@ -3,6 +3,7 @@ package certify
 import (
 	"math/big"
 
+	"github.com/waiops/waiops/internal/tally"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/whg1"
 )
@@ -48,6 +49,7 @@ type Mac struct {
 // and every node's record. An empty check interval, or a lut16 input outside
 // [−32767, 32767], refuses the graph (model_mismatch).
 func bound(g *whg1.Graph, fold bool) ([]Interval, []Node, error) {
+	tally.Bounds.Add(1)
 	shapes, err := planSizes(g)
 	if err != nil {
 		return nil, nil, err

@@ -14,7 +14,7 @@ import (
 // rq (no multiplier, no bias, one shift), so conv's dot-kernel path runs it
 // with conv's proofs. X is max|V| and nonneg whether no element of V is
 // below 0. It returns false, having computed nothing, unless
-// that path takes it: the rows then go to dot.Mac16(x2).
+// that path takes it: the rows then go to dot.Tile16 and dot.Mac16.
 func applySIMD(p *whg1.Contraction, a, v *tensor.T, X uint64, nonneg bool, out *tensor.T) (bool, error) {
 	C := v.Shape.C
 	k := newConv(&whg1.Conv{Cout: uint32(C), KH: 1, KW: 1, SH: 1, SW: 1, Groups: p.Groups, RQ: p.RQ, W: a.Data}, C)

@@ -216,7 +216,7 @@ func (k *convKernel) runAt(x, out val, X uint64, nonneg bool) error {
 		k.post.row(dst)
 		return nil
 	}
-	return k.rows(path, x, X, nonneg, Wo, 0, Ho, put)
+	return k.rows(path, x, X, nonneg, Wo, 0, Ho, put, k.fusedStore(out, uint64(B)))
 }
 
 // pointwise views a 1×1, stride 1, unpadded conv's planes as rows of up to
@@ -249,17 +249,18 @@ type rowSink func(o, oy int, sums []int64) error
 // rows computes output rows [y0, y1) (Wo columns each) on path (lanes or
 // i64, which choose picked for x, whose max|x| is X, no element below 0
 // when nonneg; x at either width, widened for those two paths) and hands each channel's row of sums to put, with the rows
-// split across goroutines.
-func (k *convKernel) rows(path convPath, x val, X uint64, nonneg bool, Wo, y0, y1 int, put rowSink) error {
+// split across goroutines; on the dot kernels' path, the tiles fs fuses
+// store their rows themselves (nil: none does).
+func (k *convKernel) rows(path convPath, x val, X uint64, nonneg bool, Wo, y0, y1 int, put rowSink, fs *fusedStore) error {
 	// The dot kernels (conv_simd.go): u8 inputs × i8 weights, or operands
 	// in i16 with K_c ≥ 2.
 	if chunk, ok := k.chunk8(X, nonneg); ok {
-		if done, err := simdRows(k, form8, k.w16.quads, x, chunk, Wo, y0, y1, put); done {
+		if done, err := simdRows(k, form8, k.w16.quads, x, chunk, Wo, y0, y1, put, fs); done {
 			return err
 		}
 	}
 	if chunk, ok := k.chunk16(X); ok {
-		if done, err := simdRows(k, form16, &k.w16.pairs, x, chunk, Wo, y0, y1, put); done {
+		if done, err := simdRows(k, form16, &k.w16.pairs, x, chunk, Wo, y0, y1, put, fs); done {
 			return err
 		}
 	}

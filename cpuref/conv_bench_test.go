@@ -2,8 +2,10 @@ package cpuref
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
+	"github.com/waiops/waiops/cpuref/internal/cputime"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
@@ -47,4 +49,36 @@ func benchConv(b *testing.B, bits uint, path convPath) {
 	}
 	macs := float64(c * c * 9 * n * n)
 	b.ReportMetric(macs*float64(b.N)/b.Elapsed().Seconds(), "MAC/s")
+}
+
+// BenchmarkConv3x3_64x64_128_i8 is BenchmarkConv3x3_64x64_128 with the
+// input and output stored at i8 width, as a decode keeps the tensors whose
+// certified interval fits i8 (narrow.go): the input is packed from bytes
+// and each row of sums is rq'd (shift 17, which keeps every sum of 576
+// i8 × i8 products inside i8) and narrowed to bytes. It reports MAC/s and
+// MAC/s-cpu (work per CPU-second of the process, times the goroutines).
+func BenchmarkConv3x3_64x64_128_i8(b *testing.B) {
+	const c, n = 64, 128
+	r := rand.New(rand.NewPCG(11, 12))
+	p := &whg1.Conv{Cout: c, KH: 3, KW: 3, SH: 1, SW: 1, PH: 1, PW: 1, Groups: 1,
+		RQ: whg1.RQ{SKind: 1, Shift: []uint8{17}}, W: benchI8(r, c*c*9)}
+	xs := make([]int8, c*n*n)
+	for i := range xs {
+		xs[i] = int8(r.IntN(256) - 128)
+	}
+	sh := tensor.Shape{C: c, H: n, W: n}
+	x, out := val{T: &tensor.T{Shape: sh}, i8: xs}, val{T: &tensor.T{Shape: sh}, i8: make([]int8, c*n*n)}
+	k := newConv(p, c)
+	th := runtime.GOMAXPROCS(0)
+	t0 := cputime.Process()
+	for b.Loop() {
+		if err := k.runVal(x, out); err != nil {
+			b.Fatal(err)
+		}
+	}
+	macs := float64(c*c*9*n*n) * float64(b.N)
+	b.ReportMetric(macs/b.Elapsed().Seconds(), "MAC/s")
+	if cpu := cputime.Process() - t0; cpu > 0 {
+		b.ReportMetric(macs*float64(th)/cpu.Seconds(), "MAC/s-cpu")
+	}
 }

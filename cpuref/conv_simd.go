@@ -20,6 +20,10 @@ import (
 var (
 	simd  = dot.Accelerated()
 	simd8 = dot.Accelerated8()
+	// fuseTiles says whether a conv's tiles store their narrow output rows
+	// themselves (fusedStore); tests and benchmarks turn it off to run and
+	// time the unfused epilogue.
+	fuseTiles = true
 )
 
 // laneForm is one of dot's operand forms: per channels' values side by
@@ -27,15 +31,16 @@ var (
 type laneForm[E int16 | uint8] struct {
 	per     int
 	mac     func(acc []int64, x []E, taps *dot.Taps, w []uint32, chunk int) bool
-	macX2   func(acc0, acc1 []int64, x []E, taps *dot.Taps, w []uint32, chunk int) bool
+	tile    func(acc []int64, ld, n int, x []E, taps *dot.Taps, w []uint32, chunk int) bool
+	tileRQ  func(dst []int8, ldb int, acc []int64, n int, x []E, taps *dot.Taps, w []uint32, chunk int, q *dot.TileRQ) bool
 	newTaps func(off []int32) (*dot.Taps, bool)
 	pool    *sync.Pool // of *[]E: packed inputs kept between decodes
 }
 
 var (
 	packPool16, packPool8 sync.Pool
-	form16                = &laneForm[int16]{per: 2, mac: dot.Mac16, macX2: dot.Mac16x2, newTaps: dot.NewTaps, pool: &packPool16}
-	form8                 = &laneForm[uint8]{per: 4, mac: dot.Mac8, macX2: dot.Mac8x2, newTaps: dot.NewTaps8, pool: &packPool8}
+	form16                = &laneForm[int16]{per: 2, mac: dot.Mac16, tile: dot.Tile16, tileRQ: dot.Tile16RQ, newTaps: dot.NewTaps, pool: &packPool16}
+	form8                 = &laneForm[uint8]{per: 4, mac: dot.Mac8, tile: dot.Tile8, tileRQ: dot.Tile8RQ, newTaps: dot.NewTaps8, pool: &packPool8}
 )
 
 // laneWeights is a conv's weights in one operand form of per channels: the
@@ -51,11 +56,13 @@ var (
 // end; quads are used only where they align, newW16), so its taps are at
 // one[o·ntap:].
 //
-// dual holds, for each even o whose o + 1 shares its group, their rows
-// interleaved for Mac16x2 or Mac8x2 at dual[o·ntap:], tap k of o at 2k and
-// of o + 1 at 2k + 1 (entries of a pair across groups unused).
+// tile holds, for each o that starts a tile (tileOK), the rows of o to
+// o + dot.TileRows − 1 interleaved for Tile16 or Tile8 at tile[o·ntap:],
+// tap k of o + r at TileRows·k + r (entries of channels in no tile unused):
+// the weights packed once, at load, in the order the tile kernels read
+// them.
 type laneWeights struct {
-	one, dual []uint32
+	one, tile []uint32
 	ntap      int
 }
 
@@ -78,10 +85,12 @@ type certified16 struct {
 	chunk int
 }
 
-// dualOK says whether channels o and o + 1 share a group and so run as one
-// Mac16x2 or Mac8x2 at dual[o·ntap:] (o even).
-func (k *convKernel) dualOK(o int) bool {
-	return o%2 == 0 && o+1 < int(k.p.Cout) && o/k.og == (o+1)/k.og
+// tileOK says whether channels o to o + dot.TileRows − 1 exist and share a
+// group, and so run as one Tile16 or Tile8 call at tile[o·ntap:]
+// (o a multiple of TileRows).
+func (k *convKernel) tileOK(o int) bool {
+	last := o + dot.TileRows - 1
+	return o%dot.TileRows == 0 && last < int(k.p.Cout) && o/k.og == last/k.og
 }
 
 // newW16 packs p's weights, or returns nil when one does not fit i16.
@@ -130,12 +139,14 @@ func (k *convKernel) laneWeights(per int, word func(w []int64) uint32) laneWeigh
 			}
 		}
 	}
-	lw.dual = make([]uint32, len(lw.one))
-	for o := 0; o+1 < int(p.Cout); o += 2 {
-		if k.dualOK(o) {
-			d, a, b := lw.dual[o*lw.ntap:][:2*lw.ntap], lw.one[o*lw.ntap:], lw.one[(o+1)*lw.ntap:]
-			for t := range lw.ntap {
-				d[2*t], d[2*t+1] = a[t], b[t]
+	lw.tile = make([]uint32, len(lw.one))
+	for o := 0; o < int(p.Cout); o += dot.TileRows {
+		if k.tileOK(o) {
+			d := lw.tile[o*lw.ntap:][:dot.TileRows*lw.ntap]
+			for r := range dot.TileRows {
+				for t, w := range lw.one[(o+r)*lw.ntap:][:lw.ntap] {
+					d[dot.TileRows*t+r] = w
+				}
 			}
 		}
 	}
@@ -358,9 +369,10 @@ func groupTaps[E int16 | uint8](k *convKernel, f *laneForm[E], pk *packed[E], dh
 var errorMac = errors.New("cpuref: a cpuref/dot kernel refused a packed input")
 
 // simdCols is the columns of a row simdRows computes through every output
-// channel at a time: 32 columns of a 3×3 conv over 64 channels read about
-// 13 KB of packed input, which stays in a 32 KB L1 cache.
-const simdCols = 32
+// channel at a time: 64 columns (one zmm tile of Tile16) of a 3×3 conv over
+// 64 channels read about 25 KB of packed input, which stays in a 48 KB L1
+// cache.
+const simdCols = 64
 
 // simdRows computes output rows [y0, y1) of every output channel in form f
 // with weights lw, chunk taps to a 32-bit lane, and hands each row of
@@ -369,20 +381,21 @@ const simdCols = 32
 // goroutines (§6: outputs partitioned across threads), or by row when
 // there are fewer than 8 channels a goroutine (simdPacked); each goroutine writes only its
 // own channels' (or rows') outputs and its own accumulators.
-func simdRows[E int16 | uint8](k *convKernel, f *laneForm[E], lw *laneWeights, x val, chunk, Wo, y0, y1 int, put rowSink) (bool, error) {
+func simdRows[E int16 | uint8](k *convKernel, f *laneForm[E], lw *laneWeights, x val, chunk, Wo, y0, y1 int, put rowSink, fs *fusedStore) (bool, error) {
 	pk, ok := pack(k, f, x, Wo)
 	if !ok {
 		return false, nil
 	}
 	defer f.pool.Put(&pk.data)
-	return true, simdPacked(f, pk, []simdJob{{k: k, lw: lw, taps: pk.taps, chunk: chunk, wo: Wo, put: put}}, y0, y1)
+	return true, simdPacked(f, pk, []simdJob{{k: k, lw: lw, taps: pk.taps, chunk: chunk, wo: Wo, put: put, fused: fs}}, y0, y1)
 }
 
 // simdJob is one convolution's rows on a packed input that several may
 // share (the phases of one conv_transpose row residue, §9.3): its weights
 // lw in the packing's form, its tap offsets (one per group of k), its
 // chunk, wo columns a row (computed over wo rounded up to dot.Block, which
-// the packing holds, packed's doc), and where the sums go.
+// the packing holds, packed's doc), and where the sums go: to put, or,
+// for the tiles fused names, straight into the output's bytes.
 type simdJob struct {
 	k     *convKernel
 	lw    *laneWeights
@@ -390,6 +403,65 @@ type simdJob struct {
 	chunk int
 	wo    int
 	put   rowSink
+	fused *fusedStore
+}
+
+// fusedStore is a conv's output stored at i8 width (§3 Storage) and the
+// epilogue of each tile whose rows the tile kernel stores itself
+// (dot.Tile16RQ): rq in 64 bits, the folded clamp, the narrowing. Channel
+// o, row y starts at dst[o·ldb + y·wo].
+type fusedStore struct {
+	dst     []int8
+	ldb, wo int
+	q       []*dot.TileRQ // of the tile at o/TileRows; nil: not fused
+}
+
+// fusedStore is where run's tiles store their rows themselves, or nil when
+// none can: the output is at i8 width, its rows a multiple of dot.Block
+// long (a tile stores whole blocks), and what fuse folded in is a clamp or
+// nothing. A tile is fused when every channel's rq fits 64 bits over sums
+// up to B (rqFits64, as rqRow decides), the same rq and narrowing storeRow
+// would apply (narrow.go), in one pass.
+func (k *convKernel) fusedStore(out val, B uint64) *fusedStore {
+	Ho, Wo := out.Shape.H, out.Shape.W
+	if !fuseTiles || out.i8 == nil || Wo%dot.Block != 0 || k.w16 == nil {
+		return nil
+	}
+	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+	if k.post != nil {
+		var ok bool
+		if lo, hi, ok = k.post.clamp(); !ok {
+			return nil
+		}
+	}
+	r, cout := &k.p.RQ, int(k.p.Cout)
+	fs := &fusedStore{dst: out.i8, ldb: Ho * Wo, wo: Wo, q: make([]*dot.TileRQ, (cout+dot.TileRows-1)/dot.TileRows)}
+	for o := 0; o < cout; o += dot.TileRows {
+		if !k.tileOK(o) {
+			continue
+		}
+		var qs [dot.TileRows]dot.RQ64
+		ok := true
+		for i := range qs {
+			c := o + i
+			ok = ok && rqFits64(r, c, B)
+			// §5.1 rq, §2's rounding as rqRow forms them; the clamp is the
+			// one storeRow's Narrow8 applies.
+			qs[i] = dot.RQ64{Pre: r.PreOf(c), Mult: r.MultOf(c), Post: r.PostOf(c), Shift: r.ShiftOf(c), Round: uint8(r.Round), Clamp: true, Lo: lo, Hi: hi}
+		}
+		if ok {
+			fs.q[o/dot.TileRows] = dot.NewTileRQ(&qs)
+		}
+	}
+	return fs
+}
+
+// tile is the epilogue of the tile at o when it is fused, else nil.
+func (fs *fusedStore) tile(o int) *dot.TileRQ {
+	if fs == nil {
+		return nil
+	}
+	return fs.q[o/dot.TileRows]
 }
 
 // simdPacked computes rows [y0, y1) of every output channel of each job,
@@ -415,12 +487,15 @@ func simdPacked[E int16 | uint8](f *laneForm[E], pk *packed[E], jobs []simdJob, 
 		for oy := r0; oy < r1; oy++ {
 			xs := pk.data[oy*sh*pk.rowLen:]
 			for j, jb := range jobs {
-				if err := jobRow(&jb, f, accs[j], xs, ns[j], o0, o1); err != nil {
+				if err := jobRow(&jb, f, accs[j], xs, ns[j], o0, o1, oy); err != nil {
 					return err
 				}
 			}
 			for o := o0; o < o1; o++ {
 				for j, jb := range jobs {
+					if jb.fused.tile(o) != nil {
+						continue // jobRow stored it
+					}
 					if err := jb.put(o, oy, accs[j][(o-o0)*ns[j]:][:jb.wo]); err != nil {
 						return err
 					}
@@ -429,20 +504,42 @@ func simdPacked[E int16 | uint8](f *laneForm[E], pk *packed[E], jobs []simdJob, 
 		}
 		return nil
 	}
-	// By channel only where every goroutine gets several: a split of a few
-	// channels is uneven, and one that parts o from o + 1 runs both on
-	// Mac16 alone instead of Mac16x2 (three channels on two goroutines: 0
-	// alone, then 1 and 2 apart).
+	// By channel only where every goroutine gets several, and in whole
+	// tiles of dot.TileRows channels: a split of a few channels is uneven,
+	// and one that parts a tile runs its channels on Mac16 alone.
 	if cout >= 8*runtime.GOMAXPROCS(0) {
-		return parallelRows(0, cout, (y1-y0)*work, func(a, b int) error { return do(a, b, y0, y1) })
+		const t = dot.TileRows
+		return parallelRows(0, (cout+t-1)/t, (y1-y0)*t*work, func(a, b int) error { return do(a*t, min(b*t, cout), y0, y1) })
 	}
 	return parallelRows(y0, y1, cout*work, func(a, b int) error { return do(0, cout, a, b) })
 }
 
-// jobRow computes one output row of channels [o0, o1) of job jb into acc,
+// unfused computes row oy of the fused tile at o as an unfused one, its
+// sums then put for each channel in turn: the way back when the fused
+// store found a y that wrapped or left i8, so that put reports it as the
+// unfused path would (rqRow's, then storeRow's refusal).
+func unfused[E int16 | uint8](jb *simdJob, f *laneForm[E], xs []E, n, o, oy int) error {
+	const t = dot.TileRows
+	nt := jb.lw.ntap
+	acc := make([]int64, t*n)
+	for c0 := 0; c0 < n; c0 += simdCols {
+		if !f.tile(acc[c0:], n, min(simdCols, n-c0), xs[f.per*c0:], jb.taps[o/jb.k.og], jb.lw.tile[o*nt:][:t*nt], jb.chunk) {
+			return errorMac
+		}
+	}
+	for r := range t {
+		if err := jb.put(o+r, oy, acc[r*n:][:jb.wo]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jobRow computes output row oy of channels [o0, o1) of job jb into acc,
 // n columns a channel, from xs, the packed input at the row's first padded
-// row.
-func jobRow[E int16 | uint8](jb *simdJob, f *laneForm[E], acc []int64, xs []E, n, o0, o1 int) error {
+// row; the rows of fused tiles go into jb.fused's bytes instead (acc's
+// rows of those channels are then scratch).
+func jobRow[E int16 | uint8](jb *simdJob, f *laneForm[E], acc []int64, xs []E, n, o0, o1, oy int) error {
 	k, nt, chunk := jb.k, jb.lw.ntap, jb.chunk
 	cols := simdCols
 	if k.og == 1 {
@@ -452,14 +549,22 @@ func jobRow[E int16 | uint8](jb *simdJob, f *laneForm[E], acc []int64, xs []E, n
 	for c0 := 0; c0 < n; c0 += cols {
 		cols := min(cols, n-c0)
 		for o := o0; o < o1; o++ {
-			a := acc[(o-o0)*n+c0:][:cols]
+			if q := jb.fused.tile(o); q != nil { // TileRows channels, stored as bytes
+				fs := jb.fused
+				if !f.tileRQ(fs.dst[o*fs.ldb+oy*fs.wo+c0:], fs.ldb, acc[(o-o0)*n:], cols, xs[f.per*c0:], jb.taps[o/k.og], jb.lw.tile[o*nt:][:dot.TileRows*nt], chunk, q) {
+					if err := unfused(jb, f, xs, n, o, oy); err != nil {
+						return err
+					}
+				}
+				o += dot.TileRows - 1
+				continue
+			}
 			var ok bool
-			if o+1 < o1 && k.dualOK(o) { // two channels, one read of x
-				a1 := acc[(o+1-o0)*n+c0:][:cols]
-				ok = f.macX2(a, a1, xs[f.per*c0:], jb.taps[o/k.og], jb.lw.dual[o*nt:][:2*nt], chunk)
-				o++
+			if o+dot.TileRows <= o1 && k.tileOK(o) { // TileRows channels, one read of x
+				ok = f.tile(acc[(o-o0)*n+c0:], n, cols, xs[f.per*c0:], jb.taps[o/k.og], jb.lw.tile[o*nt:][:dot.TileRows*nt], chunk)
+				o += dot.TileRows - 1
 			} else {
-				ok = f.mac(a, xs[f.per*c0:], jb.taps[o/k.og], jb.lw.one[o*nt:][:nt], chunk)
+				ok = f.mac(acc[(o-o0)*n+c0:][:cols], xs[f.per*c0:], jb.taps[o/k.og], jb.lw.one[o*nt:][:nt], chunk)
 			}
 			if !ok {
 				return errorMac // pack's layout keeps every read inside

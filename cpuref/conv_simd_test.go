@@ -1,6 +1,7 @@
 package cpuref
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -345,4 +346,80 @@ func TestGramOperandsApart(t *testing.T) {
 	out := like(1, 1, 1)
 	noErr(t, "gram", gram(contraction(1, 0, whg1.Floor), a, b, out))
 	expect(t, "gram of 32767 and 1", out, 2155806464)
+}
+
+// TestConvFusedStore runs random convolutions whose output is stored at i8
+// width with the tiles' fused epilogue (dot.Tile16RQ, Tile8RQ) and compares
+// each with the same conv into an int64 output (rq, then the folded clamp
+// or none, on the unfused path) narrowed by hand: equal bytes where every
+// value fits i8, model_mismatch where one does not or where rq passes
+// i64. Rows are multiples of 8 columns (the fused tiles' whole blocks),
+// channels come in groups of 4 to 12, inputs are i8 or u8 (Mac8's), and
+// both answers must come up often.
+func TestConvFusedStore(t *testing.T) {
+	saved := simd
+	defer func() { simd = saved }()
+	simd = true
+	r := rand.New(rand.NewPCG(63, 64))
+	fits, refused := 0, 0
+	for n := range 300 {
+		g, og := 1+r.IntN(2), 4*(1+r.IntN(3))
+		cg := 1 + r.IntN(9)
+		if r.IntN(3) == 0 {
+			cg = 4 * (1 + r.IntN(3)) // quads align: Mac8 where the input is u8
+		}
+		kh, kw := 1+r.IntN(3), 1+r.IntN(3)
+		p := &whg1.Conv{Cout: uint32(g * og), KH: uint32(kh), KW: uint32(kw), SH: 1, SW: 1,
+			PH: uint32(kh / 2), PW: uint32(kw / 2), Groups: uint32(g),
+			RQ: randRQ(r, g*og, func() uint8 { return uint8(6 + r.IntN(12)) }, func() int64 { return r.Int64N(1<<10) - 1<<9 })}
+		p.W = make([]int64, g*og*cg*kh*kw)
+		for i := range p.W {
+			p.W[i] = atEnds(r, -128, 127)
+		}
+		H, W := 1+r.IntN(6), 8*(1+r.IntN(17))-2*int(p.PW)+kw-1 // Wo = W + 2pw − kw + 1, a multiple of 8
+		xlo := int64(-128)
+		if r.IntN(2) == 0 {
+			xlo = 0 // u8 values: Mac8's Tile8RQ
+		}
+		xs := make([]int8, g*cg*H*W)
+		for i := range xs {
+			xs[i] = int8(atEnds(r, xlo, 127))
+		}
+		k := newConv(p, g*cg)
+		switch r.IntN(3) {
+		case 1:
+			k.post = &rowPost{stages: []postStage{{lo: 0, hi: math.MaxInt64}}} // a relu
+		case 2:
+			lo := atEnds(r, -140, 0)
+			k.post = &rowPost{stages: []postStage{{lo: lo, hi: atEnds(r, lo, 140)}}}
+		}
+		sh := tensor.Shape{C: g * cg, H: H, W: W}
+		x := val{T: &tensor.T{Shape: sh}, i8: xs}
+		wide := like(g*og, H+2*int(p.PH)-kh+1, W+2*int(p.PW)-kw+1)
+		werr := k.runVal(x, val{T: wide})
+		out := val{T: &tensor.T{Shape: wide.Shape}, i8: make([]int8, len(wide.Data))}
+		if k.fusedStore(out, 0) == nil {
+			t.Fatalf("case %d: no fused store for an i8 output of %d columns", n, wide.Shape.W)
+		}
+		err := k.runVal(x, out)
+		fit := werr == nil
+		for _, v := range wide.Data {
+			fit = fit && v >= math.MinInt8 && v <= math.MaxInt8
+		}
+		if !fit {
+			refused++
+			expectRefusal(t, "fused conv", err, refusal.ModelMismatch)
+			continue
+		}
+		fits++
+		noErr(t, "fused conv", err)
+		for i, v := range wide.Data {
+			if int64(out.i8[i]) != v {
+				t.Fatalf("case %d (conv %+v, post %+v): element %d: got %d, want %d", n, *p, k.post, i, out.i8[i], v)
+			}
+		}
+	}
+	if fits < 50 || refused < 20 {
+		t.Fatalf("%d cases fitted i8 and %d were refused: want both often", fits, refused)
+	}
 }

@@ -146,7 +146,7 @@ func (k *convTKernel) runVal(x, out val) error {
 		for _, jb := range jobs {
 			err := k.phases[jb.i].rows(paths[jb.i], x, X, nonneg, jb.v0+jb.vn, u0, u1, func(o, u int, sums []int64) error {
 				return jb.put(o, u, sums[jb.v0:])
-			})
+			}, nil)
 			if err != nil {
 				return err
 			}

@@ -170,13 +170,28 @@ func (p *Program) DecodeTimed(inputs []*tensor.T, scalars []int64, took func(op 
 	return p.decode(inputs, scalars, took)
 }
 
+// DecodePlanned is Decode of a decode planned on the program's graph
+// (whg1.Graph.PlanData, whg1.Sequence): step 4 only, nothing planned or
+// checked again. A decode planned on another graph is planned here.
+func (p *Program) DecodePlanned(r *whg1.Planned) ([]*tensor.T, error) {
+	if r.Graph() != p.g {
+		return p.Decode(r.Inputs(), r.Plan().Scalars)
+	}
+	return p.evaluate(r.Plan(), r.Inputs(), nil)
+}
+
 // decode is Decode, reporting each step's time to took when it is not nil.
 func (p *Program) decode(inputs []*tensor.T, scalars []int64, took func(op int, d time.Duration)) ([]*tensor.T, error) {
-	g := p.g
-	pl, err := g.PlanInputs(inputs, scalars)
+	pl, err := p.g.PlanInputs(inputs, scalars)
 	if err != nil {
 		return nil, err
 	}
+	return p.evaluate(pl, inputs, took)
+}
+
+// evaluate is §4 run step 4 of a decode planned as pl.
+func (p *Program) evaluate(pl *whg1.Plan, inputs []*tensor.T, took func(op int, d time.Duration)) ([]*tensor.T, error) {
+	g := p.g
 	vals := make([]val, len(g.Tensors))
 	// owned[t]: tensor t's buffer came from p.bufs (run), so it goes back
 	// there when t is dropped; an input's never does.

@@ -81,7 +81,7 @@ func rqOf(r *whg1.RQ, o int, v int128) (int64, bool) {
 // acc64. With T = X + |pre bias|, when T·|mult| ≤ 2^62 and shift ≤ 62 every t and
 // p lies in [−2^62, 2^62] (§6: "rq.p MAY be formed in 64 bits wherever its
 // interval fits i64"), and p + 2^(s−1) < 2^63: the whole row is formed in
-// int64 by cpuref/dot's RQRow (vectorised where the CPU has a 64-bit
+// int64 by cpuref/dot's RQRowStrided (vectorised where the CPU has a 64-bit
 // multiply), with only y = q + post bias checked for overflow. Otherwise
 // each value goes through rqOf.
 func rqRow(r *whg1.RQ, o int, X uint64, src, dst []int64) bool {

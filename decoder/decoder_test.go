@@ -11,7 +11,8 @@ import (
 	"testing"
 
 	"github.com/waiops/waiops/drivers"
-	"github.com/waiops/waiops/gpu"
+	"github.com/waiops/waiops/fabric"
+	"github.com/waiops/waiops/internal/gputest"
 	"github.com/waiops/waiops/plan"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
@@ -26,9 +27,9 @@ func handSynth() ([]byte, []byte) {
 
 var handRGB = []byte{3, 140, 255, 7, 0, 8, 10, 0, 1, 0, 35, 5}
 
-func open(t *testing.T, f Fabric) *Decoder {
+func open(t *testing.T, f fabric.Choice) *Decoder {
 	t.Helper()
-	d, err := Open(Options{Fabric: f})
+	d, err := Open(fabric.Options{Fabric: f})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func open(t *testing.T, f Fabric) *Decoder {
 	return d
 }
 
-func demo(t *testing.T) (set, payload []byte) {
+func demo(t testing.TB) (set, payload []byte) {
 	t.Helper()
 	set, err := os.ReadFile("../examples/demo/int_synth.json")
 	if err != nil {
@@ -53,7 +54,7 @@ func demo(t *testing.T) (set, payload []byte) {
 // its PNG are the hand-worked values.
 func TestSynthByHand(t *testing.T) {
 	set, payload := handSynth()
-	s, err := open(t, CPU).LoadSynth(set)
+	s, err := open(t, fabric.CPU).LoadSynth(set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestSynthByHand(t *testing.T) {
 // at once (run under -race), every frame equal.
 func TestConcurrentDecodes(t *testing.T) {
 	set, payload := demo(t)
-	s, err := open(t, Auto).LoadSynth(set)
+	s, err := open(t, fabric.Auto).LoadSynth(set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func tinyWorld() (t, gs []byte) {
 // row of the wrong length is refused and leaves the clip where it was.
 func TestWorldByHand(t *testing.T) {
 	tb, gb := tinyWorld()
-	w, err := open(t, CPU).LoadWorld(tb, gb)
+	w, err := open(t, fabric.CPU).LoadWorld(tb, gb)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +175,7 @@ func isCode(err error, c refusal.Code) bool {
 // certificate.
 func TestLoadAnyLowering(t *testing.T) {
 	set, payload := demo(t)
-	d := open(t, CPU)
+	d := open(t, fabric.CPU)
 	s, err := d.Load(IntSynth, LoadOptions{}, File{Name: "int_synth.json", Data: set})
 	if err != nil {
 		t.Fatal(err)
@@ -232,7 +233,7 @@ func TestPCM(t *testing.T) {
 // TestClose: after Close a loaded set decodes to ErrClosed.
 func TestClose(t *testing.T) {
 	set, payload := handSynth()
-	d, err := Open(Options{Fabric: CPU})
+	d, err := Open(fabric.Options{Fabric: fabric.CPU})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,30 +244,28 @@ func TestClose(t *testing.T) {
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Decode(payload); !errors.Is(err, ErrClosed) {
+	if _, err := s.Decode(payload); !errors.Is(err, fabric.ErrClosed) {
 		t.Errorf("after Close: %v", err)
 	}
-	if _, err := Open(Options{Fabric: "tpu"}); err == nil {
+	if _, err := Open(fabric.Options{Fabric: "tpu"}); err == nil {
 		t.Error("fabric tpu opens")
 	}
 }
 
 // TestFabricsAgree: the demo decodes to the same bytes on the GL fabric as
 // on the CPU (exact integers, §4); under Auto on a software rasteriser the
-// decoder stays on the CPU and says why. Without a GL context it skips,
-// unless gpu.Required().
+// decoder stays on the CPU and says why. Without a GL context it skips
+// (gputest.Need).
 func TestFabricsAgree(t *testing.T) {
 	set, payload := demo(t)
-	g, err := Open(Options{Fabric: GPU})
+	dev := gputest.Device(t)
+	g, err := Open(fabric.Options{Fabric: fabric.GPU})
 	if err != nil {
-		if gpu.Required() {
-			t.Fatalf("%s is set and there is no GL context: %v", gpu.RequireEnv, err)
-		}
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	defer g.Close()
 	var frames [][]byte
-	for _, d := range []*Decoder{open(t, CPU), g} {
+	for _, d := range []*Decoder{open(t, fabric.CPU), g} {
 		s, err := d.LoadSynth(set)
 		if err != nil {
 			t.Fatal(err)
@@ -283,9 +282,8 @@ func TestFabricsAgree(t *testing.T) {
 	if !bytes.Equal(frames[0], frames[1]) {
 		t.Error("cpu and gpu frames differ")
 	}
-	dev, _ := gpu.Open()
 	if plan.IsSoftware(dev.Identity().Renderer) {
-		if n := open(t, Auto).Note(); !strings.Contains(n, "software rasteriser") {
+		if n := open(t, fabric.Auto).Note(); !strings.Contains(n, "software rasteriser") {
 			t.Errorf("auto on %s: note %q", dev.Identity().Renderer, n)
 		}
 	}

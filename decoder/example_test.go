@@ -10,7 +10,7 @@ import (
 	"os"
 
 	"github.com/waiops/waiops/decoder"
-	"github.com/waiops/waiops/drivers"
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/refusal"
 )
 
@@ -18,7 +18,7 @@ import (
 // once, decode. The picture is the same on every fabric, so the digest
 // does not depend on the machine.
 func Example() {
-	d, err := decoder.Open(decoder.Options{Fabric: decoder.Auto})
+	d, err := decoder.Open(fabric.Options{Fabric: fabric.Auto})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -54,16 +54,29 @@ func Example() {
 	// rgb sha256 c7d29811ea31735d5b936290b176723d2951eaeceb86e9e45d427bfc72a00fdc
 }
 
+// worldPair is the §14.3 corpus's world/1 pair: the WHM1 networks T and
+// g_s, as committed under vectors/certificates.
+func worldPair() (t, gs []byte) {
+	set := "../vectors/certificates/wai.world.model/f163e40fa3214752c362345d0fc62fa76c6f3ca0b2ebbf6512f20a784574d2ea/set/"
+	t, err := os.ReadFile(set + "T.whm")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if gs, err = os.ReadFile(set + "g_s.whm"); err != nil {
+		log.Fatal(err)
+	}
+	return t, gs
+}
+
 // Render a world/1 clip: frame 0 from the latent, then one frame per
 // action row (here A = 3: a move dx, dy and a third plane).
 func ExampleWorld_Render() {
-	d, err := decoder.Open(decoder.Options{Fabric: decoder.CPU})
+	d, err := decoder.Open(fabric.Options{Fabric: fabric.CPU})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer d.Close()
-	t, gs := drivers.SampleWorld() // the corpus's pair: WHM1 networks T and g_s
-	w, err := d.LoadWorld(t, gs)
+	w, err := d.LoadWorld(worldPair())
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -87,13 +100,12 @@ func ExampleWorld_Render() {
 // Step a clip one action row at a time: the clip carries its latent from
 // frame to frame, as a viewer does when a key moves the agent.
 func ExampleClip_Step() {
-	d, err := decoder.Open(decoder.Options{Fabric: decoder.CPU})
+	d, err := decoder.Open(fabric.Options{Fabric: fabric.CPU})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer d.Close()
-	t, gs := drivers.SampleWorld()
-	w, err := d.LoadWorld(t, gs)
+	w, err := d.LoadWorld(worldPair())
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -126,7 +138,7 @@ func ExampleClip_Step() {
 // Tell a refused input from a failure: every refusal the specification
 // defines is a *refusal.Error carrying its code.
 func Example_refusal() {
-	d, err := decoder.Open(decoder.Options{Fabric: decoder.CPU})
+	d, err := decoder.Open(fabric.Options{Fabric: fabric.CPU})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -152,7 +164,7 @@ func Example_refusal() {
 // entry, and decode its one graph directly: the latent tensor in, the
 // synthesis output out. Close lets the Decoder evict its graphs.
 func ExampleDecoder_Load() {
-	d, err := decoder.Open(decoder.Options{Fabric: decoder.CPU})
+	d, err := decoder.Open(fabric.Options{Fabric: fabric.CPU})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,61 +1,55 @@
 package decoder
 
 import (
-	"crypto/sha256"
 	"runtime"
 	"sync"
 
-	"github.com/waiops/waiops/drivers"
+	"github.com/waiops/waiops/certify"
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/plan"
 	"github.com/waiops/waiops/whg1"
 )
 
 // held is the graphs one loaded set holds in the Decoder's session (so
-// that no number of other loads evicts them), by the SHA-256 of their
-// bytes. It is released once: by the set's Close, or when the set is no
-// longer reachable (a cleanup the set registers).
+// that no number of other loads evicts them), in the order the set loaded
+// them. It is released once: by the set's Close, or when the set is no
+// longer reachable (a cleanup the set registers). It is the fabric.Loader
+// the set's lowering loads through; the session's cache is the one index
+// of graphs by digest.
 type held struct {
 	sess *plan.Session
 	mu   sync.Mutex
-	gs   map[[32]byte]*plan.Graph
+	gs   []*plan.Graph
 	done bool
 }
 
-func (d *Decoder) newHeld() *held { return &held{sess: d.sess, gs: map[[32]byte]*plan.Graph{}} }
+func (d *Decoder) newHeld() *held { return &held{sess: d.sess} }
 
-// loader is the drivers.Loader the set's lowering loads through: each
-// graph held once, whatever the number of roles that share its bytes.
-func (h *held) loader() drivers.Loader {
-	return func(b []byte) (whg1.Decoder, *whg1.Graph, string, error) {
-		g, err := h.sess.Hold(b)
-		if err != nil {
-			return nil, nil, "", err
-		}
-		sum := sha256.Sum256(b)
-		h.mu.Lock()
-		if h.gs[sum] == nil {
-			h.gs[sum] = g
-		} else {
-			h.sess.Release(g)
-		}
-		h.mu.Unlock()
-		return g, g.Model, g.Fabric().Name(), nil
+// LoadCertified holds the graph in the session, as its set certified it.
+func (h *held) LoadCertified(g *whg1.Graph, cert *certify.Certificate) (whg1.Decoder, error) {
+	lg, err := h.sess.HoldCertified(g, cert)
+	if err != nil {
+		return nil, err
 	}
+	h.mu.Lock()
+	h.gs = append(h.gs, lg)
+	h.mu.Unlock()
+	return lg, nil
 }
 
-// graph is the held graph of bytes b.
-func (h *held) graph(b []byte) *plan.Graph {
+// graph is the i-th graph the set loaded.
+func (h *held) graph(i int) *plan.Graph {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.gs[sha256.Sum256(b)]
+	return h.gs[i]
 }
 
-// live is ErrClosed once the set was closed.
+// live is fabric.ErrClosed once the set was closed.
 func (h *held) live() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.done {
-		return ErrClosed
+		return fabric.ErrClosed
 	}
 	return nil
 }
@@ -82,9 +76,4 @@ func track[S any](set *S, h *held) *S {
 
 // fabricOf names the fabric a held graph runs on now (a loss under Auto
 // moves it to the CPU).
-func fabricOf(g *plan.Graph) Fabric {
-	if g == nil {
-		return ""
-	}
-	return Fabric(g.Fabric().Name())
-}
+func fabricOf(g *plan.Graph) fabric.Choice { return fabric.Choice(g.Fabric().Name()) }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/waiops/waiops/drivers"
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/tensor"
 )
 
@@ -24,7 +25,7 @@ func synthN(b int64) []byte {
 // the rest); once closed it decodes no more (ErrClosed), and a closed set's
 // graphs go as the cache needs.
 func TestSetsHoldTheirGraphs(t *testing.T) {
-	d, err := Open(Options{Fabric: CPU, MaxGraphs: 1})
+	d, err := Open(fabric.Options{Fabric: fabric.CPU, MaxGraphs: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,11 +55,11 @@ func TestSetsHoldTheirGraphs(t *testing.T) {
 		}
 	}
 	w.Close()
-	if _, err := w.Render(z0, nil); !errors.Is(err, ErrClosed) {
+	if _, err := w.Render(z0, nil); !errors.Is(err, fabric.ErrClosed) {
 		t.Fatalf("Render after Close: %v, want ErrClosed", err)
 	}
 	others[0].Close()
-	if _, err := others[0].Decode(payload); !errors.Is(err, ErrClosed) {
+	if _, err := others[0].Decode(payload); !errors.Is(err, fabric.ErrClosed) {
 		t.Fatalf("Decode after Close: %v, want ErrClosed", err)
 	}
 }
@@ -67,7 +68,7 @@ func TestSetsHoldTheirGraphs(t *testing.T) {
 // 1, a set dropped and collected is evicted by the next load, so the
 // session does not grow with sets nobody closed.
 func TestUnreachableSetReleases(t *testing.T) {
-	d, err := Open(Options{Fabric: CPU, MaxGraphs: 1})
+	d, err := Open(fabric.Options{Fabric: fabric.CPU, MaxGraphs: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestUnreachableSetReleases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := s.g
+	g := s.graph()
 	s = nil
 	x := []*tensor.T{{Shape: tensor.Shape{C: 1, H: 1, W: 1}, Data: []int64{7}}}
 	// The cleanup runs on its own goroutine after a collection finds s
@@ -87,7 +88,7 @@ func TestUnreachableSetReleases(t *testing.T) {
 		if _, err := d.LoadSynth(synthN(b)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := g.Decode(x, nil); errors.Is(own(err), ErrClosed) {
+		if _, err := g.Decode(x, nil); errors.Is(err, fabric.ErrClosed) {
 			return
 		}
 	}

@@ -2,18 +2,29 @@ package decoder
 
 import "github.com/waiops/waiops/drivers"
 
-// ScaleSegments and ScalePlane are wai.image.jpegai's scale-path inputs
-// and outputs (jpegai-int/1, §13.6.1).
-type (
-	ScaleSegments = drivers.ScaleSegments
-	ScalePlane    = drivers.ScalePlane
-)
+// ScaleSegments are the parts of a wai.image.jpegai codestream that the
+// scale path reads (jpegai-int/1, §13.6.1 Inputs): the segment payloads
+// and the GRFS flags, as given (the codestream syntax has no text here).
+type ScaleSegments struct {
+	SOZ, SORP, SORS []byte
+	// GRFSY and GRFSUV are each component header's per-channel flags, one
+	// per latent channel (160 and 96).
+	GRFSY, GRFSUV []bool
+}
+
+// ScalePlane is one plane's result of §13.6.1 steps 1–4: z [C, 4, 4], v,
+// mask (1 where coded), likely, σ_idx and y_q, each [C, 16, 16]: what the
+// capability's entropy-consistency claim covers (§12).
+type ScalePlane struct {
+	Z, V, Mask, Likely, SigmaIdx, YQ *Tensor
+}
 
 // ScaleResult is one run of the jpegai scale path: the y and uv planes and
-// the fabric that ran it.
+// the fabric that ran it ("hs_y cpu, hs_uv gpu" when the two graphs ran
+// apart).
 type ScaleResult struct {
 	Y, UV  *ScalePlane
-	Fabric Fabric
+	Fabric string
 }
 
 // DecodeJPEGAIScale loads the jpegai-int/1 bundle members hs_y.json,
@@ -22,11 +33,16 @@ type ScaleResult struct {
 func (d *Decoder) DecodeJPEGAIScale(hsY, hsUV, norm []byte, seg ScaleSegments) (*ScaleResult, error) {
 	h := d.newHeld()
 	defer h.release()
-	y, uv, fabric, err := drivers.DecodeScale(h.loader(), hsY, hsUV, norm, seg)
+	y, uv, err := drivers.DecodeScale(h, hsY, hsUV, norm, drivers.ScaleSegments(seg))
 	if err != nil {
-		return nil, own(err)
+		return nil, err
 	}
-	return &ScaleResult{Y: y, UV: uv, Fabric: Fabric(fabric)}, nil
+	fy, fuv := string(fabricOf(h.graph(0))), string(fabricOf(h.graph(1)))
+	f := fy
+	if fy != fuv {
+		f = "hs_y " + fy + ", hs_uv " + fuv
+	}
+	return &ScaleResult{Y: (*ScalePlane)(y), UV: (*ScalePlane)(uv), Fabric: f}, nil
 }
 
 // ParseGRFS reads the jpegai scale path's flags, {"y": [160 flags], "uv":

@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/gpu"
+	"github.com/waiops/waiops/internal/gputest"
 )
 
 // loseEnv makes TestAutoAfterLossChild run: the GPU loss it forces lasts
@@ -20,14 +22,9 @@ const loseEnv = "WAIOPS_DECODER_LOSE_GPU"
 // GL device by SimulateReset) moves its set to the CPU reference: the next
 // decode gives the same picture, the set's fabric is the CPU, and Note
 // says why. It needs a GL context (llvmpipe will do: SoftwareGL lets Auto
-// use it); without one it fails under gpu.Required, else skips.
+// use it); without one it skips (gputest.Need).
 func TestAutoAfterLoss(t *testing.T) {
-	if _, err := gpu.Open(); err != nil {
-		if gpu.Required() {
-			t.Fatalf("%s is set and there is no GL context: %v", gpu.RequireEnv, err)
-		}
-		t.Skip(err)
-	}
+	gputest.Device(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestAutoAfterLossChild$", "-test.count=1", "-test.v")
 	cmd.Env = append(os.Environ(), loseEnv+"=1")
 	out, err := cmd.CombinedOutput()
@@ -41,7 +38,7 @@ func TestAutoAfterLossChild(t *testing.T) {
 		t.Skip("runs only as a child of TestAutoAfterLoss")
 	}
 	set, payload := demo(t)
-	d, err := Open(Options{Fabric: Auto, SoftwareGL: true})
+	d, err := Open(fabric.Options{Fabric: fabric.Auto, SoftwareGL: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +47,7 @@ func TestAutoAfterLossChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Fabric() != GPU || d.Note() != "" {
+	if s.Fabric() != fabric.GPU || d.Note() != "" {
 		t.Fatalf("before the loss: on %s, note %q", s.Fabric(), d.Note())
 	}
 	before, err := s.Decode(payload)
@@ -69,7 +66,7 @@ func TestAutoAfterLossChild(t *testing.T) {
 	if !bytes.Equal(before.RGB(), after.RGB()) {
 		t.Fatal("the CPU's picture differs from the GPU's")
 	}
-	if s.Fabric() != CPU || !strings.Contains(d.Note(), "GL context is lost") {
+	if s.Fabric() != fabric.CPU || !strings.Contains(d.Note(), "GL context is lost") {
 		t.Fatalf("after the loss: on %s, note %q", s.Fabric(), d.Note())
 	}
 	if _, err := s.DecodeOnDevice(payload); err == nil {

@@ -2,6 +2,7 @@ package decoder
 
 import (
 	"github.com/waiops/waiops/drivers"
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/plan"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
@@ -18,23 +19,25 @@ type Shape = tensor.Shape
 type Synth struct {
 	s *drivers.SynthSet
 	h *held
-	g *plan.Graph // its synth graph
 }
 
 // LoadSynth loads an int_synth.json set: §13.1's load checks and the
 // certificate at acc64. Every refusal is payload_malformed (§4).
 func (d *Decoder) LoadSynth(set []byte) (*Synth, error) {
 	h := d.newHeld()
-	s, err := drivers.LoadSynth(h.loader(), set)
+	s, err := drivers.LoadSynth(h, set)
 	if err != nil {
 		h.release()
-		return nil, own(err)
+		return nil, err
 	}
-	return track(&Synth{s: s, h: h, g: h.graph(s.Set().Graph("synth"))}, h), nil
+	return track(&Synth{s: s, h: h}, h), nil
 }
 
+// graph is the set's synth graph, as loaded.
+func (s *Synth) graph() *plan.Graph { return s.h.graph(0) }
+
 // Fabric is the fabric that decodes the set now.
-func (s *Synth) Fabric() Fabric { return fabricOf(s.g) }
+func (s *Synth) Fabric() fabric.Choice { return fabricOf(s.graph()) }
 
 // Certificate is the set's bounds certificate, canonical JSON (§8.5).
 func (s *Synth) Certificate() []byte { return s.s.Set().Certificate }
@@ -45,46 +48,44 @@ func (s *Synth) Decode(payload []byte) (*Frame, error) {
 	if err := s.h.live(); err != nil {
 		return nil, err
 	}
-	f, err := s.s.Decode(payload)
+	t, err := s.s.Decode(payload)
 	if err != nil {
-		return nil, own(err)
+		return nil, err
 	}
-	return &Frame{f}, nil
+	return frameOf(t)
 }
 
 // Close lets go of the set's graphs: the Decoder may then evict them, and
-// the set decodes no more (ErrClosed). A set that is no longer reachable
-// is closed for you.
+// the set decodes no more (fabric.ErrClosed). A set that is no longer
+// reachable is closed for you.
 func (s *Synth) Close() error { s.h.release(); return nil }
 
 // World is a loaded wai.world.model pair (world/1, §13.5, informative):
 // the transition T and the synthesis g_s.
 type World struct {
-	w     *drivers.WorldSet
-	h     *held
-	t, gs *plan.Graph
+	w *drivers.WorldSet
+	h *held // T, then g_s
 }
 
 // LoadWorld loads the WHM1 networks T and g_s: world/1's load checks and
 // the certificate.
 func (d *Decoder) LoadWorld(t, gs []byte) (*World, error) {
 	h := d.newHeld()
-	w, err := drivers.LoadWorld(h.loader(), t, gs)
+	w, err := drivers.LoadWorld(h, t, gs)
 	if err != nil {
 		h.release()
-		return nil, own(err)
+		return nil, err
 	}
-	set := w.Set()
-	return track(&World{w: w, h: h, t: h.graph(set.Graph("T")), gs: h.graph(set.Graph("g_s"))}, h), nil
+	return track(&World{w: w, h: h}, h), nil
 }
 
 // Fabric is the fabric that runs the synthesis g_s, which makes the
 // frames; TransitionFabric is T's (the two differ when only one meets
 // acc32 under Auto).
-func (w *World) Fabric() Fabric { return fabricOf(w.gs) }
+func (w *World) Fabric() fabric.Choice { return fabricOf(w.h.graph(1)) }
 
 // TransitionFabric is the fabric that runs the transition T.
-func (w *World) TransitionFabric() Fabric { return fabricOf(w.t) }
+func (w *World) TransitionFabric() fabric.Choice { return fabricOf(w.h.graph(0)) }
 
 // Actions is the number of entries in every action row (A, §13.5).
 func (w *World) Actions() int { return w.w.Actions() }
@@ -110,13 +111,15 @@ func (w *World) Render(z0 *Tensor, rows [][]int64) ([]*Frame, error) {
 	if err := w.h.live(); err != nil {
 		return nil, err
 	}
-	fs, err := w.w.Render(z0, rows)
+	ts, err := w.w.Render(z0, rows)
 	if err != nil {
-		return nil, own(err)
+		return nil, err
 	}
-	out := make([]*Frame, len(fs))
-	for i := range fs {
-		out[i] = &Frame{fs[i]}
+	out := make([]*Frame, len(ts))
+	for i, t := range ts {
+		if out[i], err = frameOf(t); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -129,9 +132,13 @@ func (w *World) Start(z0 *Tensor) (*Clip, error) {
 	}
 	c, err := w.w.Start(z0)
 	if err != nil {
-		return nil, own(err)
+		return nil, err
 	}
-	return &Clip{w: w, c: c}, nil
+	f, err := frameOf(c.Frame())
+	if err != nil {
+		return nil, err
+	}
+	return &Clip{w: w, c: c, f: f}, nil
 }
 
 // Clip is one world/1 run in progress. It carries its latent from step to
@@ -139,10 +146,11 @@ func (w *World) Start(z0 *Tensor) (*Clip, error) {
 type Clip struct {
 	w *World
 	c *drivers.Clip
+	f *Frame
 }
 
 // Frame is the clip's current frame.
-func (c *Clip) Frame() *Frame { return &Frame{c.c.Frame()} }
+func (c *Clip) Frame() *Frame { return c.f }
 
 // Step applies one action row of moves (A entries): the latent moves on by
 // T and the next frame is rendered. A refused row leaves the clip where
@@ -155,11 +163,14 @@ func (c *Clip) Step(row []int64) (*Frame, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := c.c.Step(planes[0])
+	t, err := c.c.Step(planes[0])
 	if err != nil {
-		return nil, own(err)
+		return nil, err
 	}
-	return &Frame{f}, nil
+	if c.f, err = frameOf(t); err != nil {
+		return nil, err
+	}
+	return c.f, nil
 }
 
 // ParseLatent reads a world/1 latent z_0, a §14.1 tensor [C, lat, lat] in
@@ -171,20 +182,23 @@ func ParseRows(b []byte) ([][]int64, error) { return drivers.ParseRows(b) }
 
 // File is one file of a parameter set, by the name its lowering knows it
 // by (int_synth.json, g_s.whm, model.wam, …) and its bytes.
-type File = drivers.File
+type File struct {
+	Name string
+	Data []byte
+}
 
 // Lowering names a §13 lowering: the way a capability's parameter set
 // becomes WHG1 graphs.
 type Lowering string
 
-// The lowerings Load takes (integer-operators §13).
+// The lowerings Load takes (integer-operators §13), by their identifiers.
 const (
-	IntSynth  Lowering = drivers.IntSynth // int_synth/1 (§13.1): int_synth.json
-	WHM1      Lowering = drivers.WHM1     // whm1/1 (§13.2): WHM1 networks
-	WAM1      Lowering = drivers.WAM1     // wam1/1 (§13.3): an audio network
-	WMB1      Lowering = drivers.WMB1     // wmb1/1 (§13.4): a WMB1 bundle
-	WorldPair Lowering = drivers.World    // world/1 (§13.5): T.whm and g_s.whm
-	JPEGAIInt Lowering = drivers.JPEGAI   // jpegai-int/1 (§13.6): the scale path's members
+	IntSynth  Lowering = "int_synth/1"  // §13.1: int_synth.json
+	WHM1      Lowering = "whm1/1"       // §13.2: WHM1 networks
+	WAM1      Lowering = "wam1/1"       // §13.3: an audio network
+	WMB1      Lowering = "wmb1/1"       // §13.4: a WMB1 bundle
+	WorldPair Lowering = "world/1"      // §13.5: T.whm and g_s.whm
+	JPEGAIInt Lowering = "jpegai-int/1" // §13.6: the scale path's members
 )
 
 // LoadOptions are what a lowering may need beside the set's files.
@@ -212,19 +226,22 @@ func (d *Decoder) Load(l Lowering, opts LoadOptions, files ...File) (*Set, error
 	if opts.Capability != "" {
 		capability = &opts.Capability
 	}
-	set, err := drivers.Lower(string(l), capability, files)
+	in := make([]drivers.File, len(files))
+	for i, f := range files {
+		in[i] = drivers.File{Name: f.Name, Data: f.Data}
+	}
+	set, err := drivers.Lower(string(l), capability, in)
 	if err != nil {
 		return nil, err
 	}
 	h := d.newHeld()
-	load := h.loader()
 	s := &Set{set: set, h: h, graphs: map[string]*Graph{}}
-	for _, r := range set.Roles {
-		if _, _, _, err := load(r.Bytes); err != nil {
+	for i, r := range set.Roles {
+		if _, err := set.Load(h, r.Name); err != nil {
 			h.release()
-			return nil, own(err)
+			return nil, err
 		}
-		s.graphs[r.Name] = &Graph{g: h.graph(r.Bytes), h: h}
+		s.graphs[r.Name] = &Graph{g: h.graph(i), h: h}
 	}
 	return track(s, h), nil
 }
@@ -254,16 +271,15 @@ type Graph struct {
 }
 
 // Fabric is the fabric that runs the graph now.
-func (g *Graph) Fabric() Fabric { return fabricOf(g.g) }
+func (g *Graph) Fabric() fabric.Choice { return fabricOf(g.g) }
 
-// Decode runs one decode (§4): every input in input-table order, and the
-// scalars. It carries no state, and is safe from several goroutines.
+// Decode runs one decode (§4): every data input in input-table order, and
+// the scalars. It carries no state, and is safe from several goroutines.
 func (g *Graph) Decode(inputs []*Tensor, scalars []int64) ([]*Tensor, error) {
 	if err := g.h.live(); err != nil {
 		return nil, err
 	}
-	out, err := g.g.Decode(inputs, scalars)
-	return out, own(err)
+	return g.g.Decode(inputs, scalars)
 }
 
 // Sequence starts a run of decodes that carries the graph's state inputs
@@ -284,6 +300,5 @@ func (s *Sequence) Decode(inputs []*Tensor, scalars []int64) ([]*Tensor, error) 
 	if err := s.h.live(); err != nil {
 		return nil, err
 	}
-	out, err := s.s.Decode(inputs, scalars)
-	return out, own(err)
+	return s.s.Decode(inputs, scalars)
 }

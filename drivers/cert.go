@@ -10,7 +10,8 @@ import (
 
 // certifySet parses each lowered graph (§10.5 steps 1–7) and certifies the
 // set (§8.5): capability, lowering, the roles in §13.0's order, and the
-// set's digest.
+// set's digest. Each role keeps its parse and its own certificate, for
+// loading.
 func certifySet(s *Set) error {
 	roles := make([]certify.Role, len(s.Roles))
 	for i, r := range s.Roles {
@@ -23,6 +24,9 @@ func certifySet(s *Set) error {
 	c, err := certify.Certify(s.Capability, s.Lowering, s.SetSHA256, roles)
 	if err != nil {
 		return s.recode(err)
+	}
+	for i := range s.Roles {
+		s.Roles[i].Graph, s.Roles[i].Cert = roles[i].Graph, c.Of(i)
 	}
 	s.Certificate = c.Bytes()
 	s.Acc32, s.Acc64 = c.Verdict.Acc32, c.Verdict.Acc64

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/waiops/waiops/certify"
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/whg1"
 )
@@ -38,10 +40,15 @@ type File struct {
 	Data []byte
 }
 
-// Role is one lowered graph: its role name (§13.0) and its WHG1 bytes.
+// Role is one lowered graph: its role name (§13.0), its WHG1 bytes, and
+// the graph parsed from them with its certificate on its own (the set's
+// bounds pass of this graph, certify.Certificate.Of), which is what a
+// fabric.Loader loads: no graph of a set is parsed or certified twice.
 type Role struct {
 	Name  string
 	Bytes []byte
+	Graph *whg1.Graph
+	Cert  *certify.Certificate
 }
 
 // Set is a lowered parameter set with its certificate (§8.5).
@@ -62,12 +69,26 @@ type Set struct {
 
 // Graph returns the bytes of the graph with the given role, or nil.
 func (s *Set) Graph(role string) []byte {
-	for _, r := range s.Roles {
-		if r.Name == role {
-			return r.Bytes
+	if r := s.Role(role); r != nil {
+		return r.Bytes
+	}
+	return nil
+}
+
+// Role returns the lowered graph with the given role, or nil.
+func (s *Set) Role(role string) *Role {
+	for i := range s.Roles {
+		if s.Roles[i].Name == role {
+			return &s.Roles[i]
 		}
 	}
 	return nil
+}
+
+// Load loads the graph of the given role on l, as certified with the set.
+func (s *Set) Load(l fabric.Loader, role string) (whg1.Decoder, error) {
+	r := s.Role(role)
+	return l.LoadCertified(r.Graph, r.Cert)
 }
 
 // sourceNames are the base names by which Lower recognises each lowering's
@@ -242,11 +263,11 @@ func lowerGraphs(lowering string, src [][]byte) ([]*whg1.Graph, []string, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	y, err := lowerScale(src[0], czY, norm.GainY, "hs_y.json")
+	y, err := lowerScale(src[0], ScaleChannelsY, norm.GainY, "hs_y.json")
 	if err != nil {
 		return nil, nil, err
 	}
-	uv, err := lowerScale(src[1], czUV, norm.GainUV, "hs_uv.json")
+	uv, err := lowerScale(src[1], ScaleChannelsUV, norm.GainUV, "hs_uv.json")
 	if err != nil {
 		return nil, nil, err
 	}

@@ -76,7 +76,7 @@ func (d *Device) write(b *buffer, data []int32) {
 }
 
 // download reads a buffer back, after the barrier that makes every shader
-// write visible to it (CONVENTIONS §6).
+// write visible to it (docs/CONVENTIONS.md §6).
 func (d *Device) download(b *buffer) []int32 {
 	if r := recording; r != nil {
 		r.wait()
@@ -138,7 +138,7 @@ func (d *Device) hazard(k kernel) bool {
 }
 
 // dispatch runs k on the GL thread after a storage barrier where it reads
-// what an earlier dispatch wrote (CONVENTIONS §6: a barrier goes between
+// what an earlier dispatch wrote (docs/CONVENTIONS.md §6: a barrier goes between
 // dependent dispatches only).
 func (d *Device) dispatch(k kernel) error {
 	if r := recording; r != nil {

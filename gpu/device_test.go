@@ -43,7 +43,7 @@ func TestCompileError(t *testing.T) {
 }
 
 // A variant is compiled once and cached; another #define is another
-// variant (CONVENTIONS §1).
+// variant (docs/CONVENTIONS.md §1).
 func TestVariantCache(t *testing.T) {
 	d := openDevice(t)
 	err := d.th.call(func() error {

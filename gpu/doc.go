@@ -11,7 +11,7 @@
 // whose Open says "no GPU in this build".
 //
 // One goroutine locked to one OS thread owns the GL context; every GL call is
-// marshalled to it (CONVENTIONS §6), and runs only after a check that the
+// marshalled to it (docs/CONVENTIONS.md §6), and runs only after a check that the
 // context is still current and usable: a lost one (its window destroyed,
 // its EGL display terminated) is ErrLost from then on, never a crash. Every tensor lives on the device as
 // int32: acc32 certifies that every tensor element fits i32 (§7.1), and a

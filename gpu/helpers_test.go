@@ -17,7 +17,7 @@ import (
 
 // openDevice opens the GL device. Without one the test is skipped, unless
 // Required (CI sets WAIOPS_REQUIRE_GPU=1), where a missing context fails it
-// (CONVENTIONS §2: an error, not a skip, where the fabric should exist).
+// (docs/CONVENTIONS.md §2: an error, not a skip, where the fabric should exist).
 func openDevice(tb testing.TB) *Device {
 	tb.Helper()
 	d, err := Open()
@@ -61,7 +61,7 @@ func oneOp(code whg1.Opcode, params any, ins []in, outC ...uint32) *whg1.Graph {
 
 // edgeData is a tensor of shape s whose elements start with the range's
 // ends and their neighbours, 0, ±1 and the halves of the range, then run
-// on uniformly in [lo, hi] (CONVENTIONS §2: random inside the bounds, and
+// on uniformly in [lo, hi] (docs/CONVENTIONS.md §2: random inside the bounds, and
 // at their ends).
 func edgeData(r *rand.Rand, s tensor.Shape, lo, hi int64) *tensor.T {
 	t := tensor.New(s)
@@ -77,7 +77,7 @@ func edgeData(r *rand.Rand, s tensor.Shape, lo, hi int64) *tensor.T {
 }
 
 // same decodes g's bytes on the device and on cpuref and requires equal
-// outputs (== on every element, no tolerance: CONVENTIONS §2), or
+// outputs (== on every element, no tolerance: docs/CONVENTIONS.md §2), or
 // refusals with the same code. It returns the device's refusal, if any.
 func same(t *testing.T, d *Device, name string, g *whg1.Graph, inputs []*tensor.T, scalars []int64) error {
 	t.Helper()

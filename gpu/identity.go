@@ -7,7 +7,7 @@ import (
 )
 
 // Limits are the device limits this package reads and relies on
-// (CONVENTIONS §6: query them, never assume them).
+// (docs/CONVENTIONS.md §6: query them, never assume them).
 type Limits struct {
 	MaxSSBOBytes    int64  // GL_MAX_SHADER_STORAGE_BLOCK_SIZE
 	MaxSSBOBlocks   int32  // GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS

@@ -36,6 +36,9 @@ func (*Device) LoadCertified(*whg1.Graph, *certify.Certificate) (*Program, error
 // Decode reports that this build has no GPU.
 func (*Program) Decode([]*tensor.T, []int64) ([]*tensor.T, error) { return nil, errNoGPU }
 
+// DecodePlanned reports that this build has no GPU.
+func (*Program) DecodePlanned(*whg1.Planned) ([]*tensor.T, error) { return nil, errNoGPU }
+
 // Graph is nil: a build without cgo loads none.
 func (*Program) Graph() *whg1.Graph { return nil }
 

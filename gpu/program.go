@@ -48,7 +48,7 @@ type prepared struct {
 }
 
 // preps holds each operator's preparation, registered from the file that
-// dispatches its shader (CONVENTIONS §1). The 25 of wai-ops/1-i32 (§9.1).
+// dispatches its shader (docs/CONVENTIONS.md §1). The 25 of wai-ops/1-i32 (§9.1).
 // Each takes the operator's node of the certificate (§8.5), whose
 // intervals choose the shader variant: a 32-bit product where the
 // certified interval fits i32, the 16-bit-half form of §7.3 where not.
@@ -161,11 +161,28 @@ func (p *Program) letGo(drop func(*buffer)) {
 // only the outputs. inputs holds every input in input-table order, state
 // inputs included (whg1.Sequence builds them).
 func (p *Program) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, error) {
+	pl, err := p.g.PlanInputs(inputs, scalars)
+	if err != nil {
+		return nil, err
+	}
+	return p.decodeOutputs(pl, inputs)
+}
+
+// DecodePlanned is Decode of a decode planned on the program's graph
+// (whg1.Graph.PlanData, whg1.Sequence): step 4 only, nothing planned or
+// checked again. A decode planned on another graph is planned here.
+func (p *Program) DecodePlanned(r *whg1.Planned) ([]*tensor.T, error) {
+	if r.Graph() != p.g {
+		return p.Decode(r.Inputs(), r.Plan().Scalars)
+	}
+	return p.decodeOutputs(r.Plan(), r.Inputs())
+}
+
+// decodeOutputs is step 4 of a decode planned as pl, its outputs read back.
+func (p *Program) decodeOutputs(pl *whg1.Plan, inputs []*tensor.T) ([]*tensor.T, error) {
 	g := p.g
-	var pl *whg1.Plan
 	var outs [][]int32
-	err := p.decode(inputs, scalars, func(plan *whg1.Plan, vals []*buffer) error {
-		pl = plan
+	err := p.decodePlanned(pl, inputs, func(_ *whg1.Plan, vals []*buffer) error {
 		outs = make([][]int32, len(g.Outputs))
 		for k, t := range g.Outputs {
 			outs[k] = p.d.download(vals[t])
@@ -190,11 +207,17 @@ func (p *Program) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, erro
 // the host, then, on the GL thread, every operator, and finish given the
 // plan and every tensor's buffer while the outputs are still on the device.
 func (p *Program) decode(inputs []*tensor.T, scalars []int64, finish func(*whg1.Plan, []*buffer) error) error {
-	g := p.g
-	pl, err := g.PlanInputs(inputs, scalars)
+	pl, err := p.g.PlanInputs(inputs, scalars)
 	if err != nil {
 		return err
 	}
+	return p.decodePlanned(pl, inputs, finish)
+}
+
+// decodePlanned is decode of a decode planned as pl.
+func (p *Program) decodePlanned(pl *whg1.Plan, inputs []*tensor.T, finish func(*whg1.Plan, []*buffer) error) error {
+	g := p.g
+	var err error
 	host := make([][]int32, len(inputs))
 	for i, t := range inputs {
 		if host[i], err = inputPolicy(g, i, t.Data); err != nil {

@@ -25,7 +25,7 @@ type slot struct {
 }
 
 // program returns the variant of shader name under defs and slots,
-// compiling and linking it on first use (CONVENTIONS §1: one compile per
+// compiling and linking it on first use (docs/CONVENTIONS.md §1: one compile per
 // variant). It runs on the GL thread. A compile or link failure returns the
 // info log with the numbered source, never a panic.
 func (d *Device) program(name string, defs []string, slots []slot) (*glProgram, error) {

@@ -8,7 +8,7 @@ import (
 )
 
 // glThread is the one goroutine, locked to one OS thread, that owns the GL
-// context (CONVENTIONS §6): GL calls from any other thread are undefined.
+// context (docs/CONVENTIONS.md §6): GL calls from any other thread are undefined.
 type glThread struct {
 	work chan func()
 	// alive says why the context is no longer current on the thread (nil

@@ -7,21 +7,10 @@ import (
 	"sync"
 
 	"github.com/waiops/waiops/certify"
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
-
-// DefaultMaxGraphs is how many loaded graphs a Session keeps when MaxGraphs
-// is 0. It is a count, not bytes: a loaded graph's cost is its parameters,
-// on the host or the device, which the WHG1 bytes already bound (§3), and
-// a decoder switches among a few models at a time (a WMB1 bundle is three
-// networks, §15.2), so 64 keeps every model a decoder uses loaded while a
-// server that sees graph after graph stays bounded.
-const DefaultMaxGraphs = 64
-
-// ErrClosed is what a Session's Load returns after Close, and a Graph's
-// Decode after its session evicted it or closed.
-var ErrClosed = errors.New("plan: the session is closed or evicted this graph (load it again)")
 
 // graphCache is a Session's one cache of graphs: each graph's parsed form
 // and certificate by the SHA-256 of its bytes (model), and its loaded
@@ -131,9 +120,18 @@ func (d *guarded) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, erro
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.closed {
-		return nil, ErrClosed
+		return nil, fabric.ErrClosed
 	}
 	return d.dec.Decode(inputs, scalars)
+}
+
+func (d *guarded) DecodePlanned(r *whg1.Planned) ([]*tensor.T, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return nil, fabric.ErrClosed
+	}
+	return whg1.DecodePlanned(d.dec, r)
 }
 
 // close closes the decoder once, releasing what it holds on a device (a

@@ -6,54 +6,22 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/waiops/waiops/certify"
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/gpu"
+	"github.com/waiops/waiops/internal/gputest"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
-
-// closingGL is an acc32 fabric on a "hardware" renderer whose decoders
-// count their Close, so eviction is seen without a GL context.
-type closingGL struct {
-	cpu32
-	closes *atomic.Int64
-}
-
-func (closingGL) GL() gpu.Identity { return gpu.Identity{Renderer: "test GPU"} }
-
-func (f closingGL) Load(b []byte) (whg1.Decoder, *whg1.Graph, error) {
-	dec, g, err := f.cpu32.Load(b)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &countingCloser{dec, f.closes}, g, nil
-}
-
-func (f closingGL) LoadCertified(g *whg1.Graph, cert *certify.Certificate) (whg1.Decoder, error) {
-	dec, err := f.cpu32.LoadCertified(g, cert)
-	if err != nil {
-		return nil, err
-	}
-	return &countingCloser{dec, f.closes}, nil
-}
-
-type countingCloser struct {
-	whg1.Decoder
-	n *atomic.Int64
-}
-
-func (c *countingCloser) Close() error { c.n.Add(1); return nil }
 
 // MaxGraphs 2: the third graph evicts the least recently loaded, whose
 // decoder is closed and whose Graph then refuses to decode; Close closes the
 // rest once, and a Load after it is ErrClosed.
 func TestSessionEvictsAndCloses(t *testing.T) {
 	var closes atomic.Int64
-	s, err := newSession(Auto, closingGL{closes: &closes}, nil, false)
+	s, err := newSession(fabric.Options{Fabric: fabric.Auto, MaxGraphs: 2}, gputest.Closing{Closes: &closes}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.MaxGraphs = 2
 	load := func(m int64) *Graph {
 		t.Helper()
 		g, err := s.Load(graph(-100, 100, m))
@@ -70,7 +38,7 @@ func TestSessionEvictsAndCloses(t *testing.T) {
 	if closes.Load() != 1 {
 		t.Fatalf("%d decoders closed after the third load, want 1", closes.Load())
 	}
-	if _, err := g2.Decode(in4(1, 2, 3, 4), nil); !errors.Is(err, ErrClosed) {
+	if _, err := g2.Decode(in4(1, 2, 3, 4), nil); !errors.Is(err, fabric.ErrClosed) {
 		t.Fatalf("evicted graph: %v, want ErrClosed", err)
 	}
 	// relu(x · 3) on [-1, 2, 3, 4] → [0, 6, 9, 12]: g1 and g3 still decode.
@@ -95,26 +63,11 @@ func TestSessionEvictsAndCloses(t *testing.T) {
 			t.Fatalf("%d decoders closed after Close, want 3", closes.Load())
 		}
 	}
-	if _, err := g1.Decode(in4(1, 2, 3, 4), nil); !errors.Is(err, ErrClosed) {
+	if _, err := g1.Decode(in4(1, 2, 3, 4), nil); !errors.Is(err, fabric.ErrClosed) {
 		t.Fatalf("decode after Close: %v, want ErrClosed", err)
 	}
-	if _, err := s.Load(graph(-100, 100, 4)); !errors.Is(err, ErrClosed) {
+	if _, err := s.Load(graph(-100, 100, 4)); !errors.Is(err, fabric.ErrClosed) {
 		t.Fatalf("Load after Close: %v, want ErrClosed", err)
-	}
-}
-
-// A hybrid program closes its GL runs (mixedGraph has two) and then
-// refuses to decode.
-func TestHybridClose(t *testing.T) {
-	var closes atomic.Int64
-	p := loadHybrid(t, closingGL{closes: &closes}, 0, mixedGraph)
-	for range 2 {
-		if err := p.Close(); err != nil || closes.Load() != 2 {
-			t.Fatalf("Close: %v, %d runs closed, want 2", err, closes.Load())
-		}
-	}
-	if _, err := p.Decode(in4(1, 2, 3, 4), nil); !errors.Is(err, ErrClosed) {
-		t.Fatalf("decode after Close: %v, want ErrClosed", err)
 	}
 }
 
@@ -133,10 +86,11 @@ func wideGraph(i int) []byte {
 		Outputs: []uint32{2},
 		Tensors: []whg1.Tensor{
 			{Channels: 1, Exponent: whg1.NoExponent, Policy: whg1.Clamp, Lo: int64(-100 - i), Hi: 100},
-			derived(256), derived(256),
+			{Channels: 256, Exponent: whg1.NoExponent}, {Channels: 256, Exponent: whg1.NoExponent},
 		},
 		Ops: []whg1.Op{
-			{Code: whg1.OpConv, In: []uint32{0}, Out: []uint32{1}, Params: conv1x1(256, w...)},
+			{Code: whg1.OpConv, In: []uint32{0}, Out: []uint32{1}, Params: &whg1.Conv{Cout: 256, KH: 1, KW: 1, SH: 1, SW: 1, Groups: 1, WBytes: 4,
+				RQ: whg1.RQ{SKind: 1, Shift: []uint8{0}}, W: w}},
 			{Code: whg1.OpRelu, In: []uint32{1}, Out: []uint32{2}},
 		},
 	})
@@ -152,8 +106,8 @@ func heapAfterGC() uint64 { return memNow().alloc }
 // bound lifted: 5.1 MiB after 300 graphs, 14.2 MiB after 1000); at most
 // DefaultMaxGraphs programs live on the device; and none once the session
 // is closed.
-func thousandGraphs(t *testing.T, choice Choice, fabric string) {
-	s, err := NewSession(choice)
+func thousandGraphs(t *testing.T, choice fabric.Choice, want string) {
+	s, err := NewSession(fabric.Options{Fabric: choice})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,8 +119,8 @@ func thousandGraphs(t *testing.T, choice Choice, fabric string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g.Fabric().Name() != fabric {
-			t.Fatalf("graph %d on %s, want %s", i, g.Fabric().Name(), fabric)
+		if g.Fabric().Name() != want {
+			t.Fatalf("graph %d on %s, want %s", i, g.Fabric().Name(), want)
 		}
 		if i%100 == 0 {
 			// Channel k is relu(w_k · x); check channel 0 on x = 100.
@@ -178,8 +132,8 @@ func thousandGraphs(t *testing.T, choice Choice, fabric string) {
 				t.Fatalf("graph %d: channel 0 at x = 100 is %d, want %d", i, out[0].Data[3], max(100*w0, 0))
 			}
 		}
-		if n := gpu.LiveObjects().Programs - base.Programs; n > DefaultMaxGraphs {
-			t.Fatalf("after %d loads %d programs live on the device, over %d", i+1, n, DefaultMaxGraphs)
+		if n := gpu.LiveObjects().Programs - base.Programs; n > fabric.DefaultMaxGraphs {
+			t.Fatalf("after %d loads %d programs live on the device, over %d", i+1, n, fabric.DefaultMaxGraphs)
 		}
 		if i == 299 {
 			full = heapAfterGC()
@@ -188,7 +142,7 @@ func thousandGraphs(t *testing.T, choice Choice, fabric string) {
 	last := heapAfterGC()
 	live := gpu.LiveObjects()
 	t.Logf("%s: heap %d KiB after 300 graphs, %d KiB after 1000; GL programs %d, buffers %d over the start",
-		fabric, full>>10, last>>10, live.Programs-base.Programs, live.Buffers-base.Buffers)
+		want, full>>10, last>>10, live.Programs-base.Programs, live.Buffers-base.Buffers)
 	if last > full+1<<20 {
 		t.Errorf("heap grew from %d to %d bytes over the last 700 graphs", full, last)
 	}
@@ -200,39 +154,21 @@ func thousandGraphs(t *testing.T, choice Choice, fabric string) {
 	}
 }
 
-func TestThousandGraphsCPU(t *testing.T) { thousandGraphs(t, CPU, "cpu") }
+func TestThousandGraphsCPU(t *testing.T) { thousandGraphs(t, fabric.CPU, "cpu") }
 
 func TestThousandGraphsGPU(t *testing.T) {
 	requireGPU(t)
-	thousandGraphs(t, GPU, "gpu")
-}
-
-// On the GL device a hybrid program's two GL runs are two live programs
-// until Close releases them.
-func TestHybridCloseOnDevice(t *testing.T) {
-	dev := requireGPU(t)
-	base := gpu.LiveObjects()
-	p := loadHybrid(t, dev, 0, mixedGraph)
-	if n := gpu.LiveObjects().Programs - base.Programs; n != 2 {
-		t.Fatalf("%d programs live after loading two GL runs", n)
-	}
-	if err := p.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if now := gpu.LiveObjects(); now != base {
-		t.Fatalf("after Close the device holds %+v, before the load %+v", now, base)
-	}
+	thousandGraphs(t, fabric.GPU, "gpu")
 }
 
 // Decodes racing an eviction each give the right outputs or ErrClosed,
 // never a crash (run under -race in CI).
 func TestEvictionDuringDecodes(t *testing.T) {
 	var closes atomic.Int64
-	s, err := newSession(Auto, closingGL{closes: &closes}, nil, false)
+	s, err := newSession(fabric.Options{Fabric: fabric.Auto, MaxGraphs: 1}, gputest.Closing{Closes: &closes}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.MaxGraphs = 1
 	g, err := s.Load(graph(-100, 100, 5))
 	if err != nil {
 		t.Fatal(err)
@@ -243,7 +179,7 @@ func TestEvictionDuringDecodes(t *testing.T) {
 			for range 50 {
 				out, err := g.Decode(in4(1, -1, 2, 20), nil)
 				switch {
-				case errors.Is(err, ErrClosed):
+				case errors.Is(err, fabric.ErrClosed):
 					errs <- nil
 					return
 				case err != nil:
@@ -267,7 +203,7 @@ func TestEvictionDuringDecodes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := g.Decode(in4(1, 2, 3, 4), nil); !errors.Is(err, ErrClosed) {
+	if _, err := g.Decode(in4(1, 2, 3, 4), nil); !errors.Is(err, fabric.ErrClosed) {
 		t.Fatalf("evicted graph: %v, want ErrClosed", err)
 	}
 }

@@ -1,15 +1,10 @@
 package plan
 
 import (
-	"errors"
-
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/gpu"
 	"github.com/waiops/waiops/tensor"
 )
-
-// ErrNotOnDevice is DecodeFrame's answer for a graph whose fabric is not
-// the GL fabric: its frames come back through Decode.
-var ErrNotOnDevice = errors.New("plan: the graph does not run on the GL fabric")
 
 // framer is a decoder that can leave a frame on the GL device.
 type framer interface {
@@ -25,11 +20,11 @@ func (g *Graph) DecodeFrame(inputs []*tensor.T, scalars []int64) (*gpu.Frame, er
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.closed {
-		return nil, ErrClosed
+		return nil, fabric.ErrClosed
 	}
 	f, ok := d.dec.(framer)
 	if !ok {
-		return nil, ErrNotOnDevice
+		return nil, fabric.ErrNotOnDevice
 	}
 	return f.DecodeFrame(inputs, scalars)
 }

@@ -10,7 +10,9 @@ import (
 	"testing"
 
 	"github.com/waiops/waiops/certify"
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/gpu"
+	"github.com/waiops/waiops/internal/gputest"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
@@ -19,11 +21,10 @@ import (
 // and graph 1 decoded, the third load evicts graph 2, the least recently
 // used, though graph 1 loaded first.
 func TestCacheRefreshesOnUse(t *testing.T) {
-	s, err := newSession(CPU, nil, nil, false)
+	s, err := newSession(fabric.Options{Fabric: fabric.CPU, MaxGraphs: 2}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.MaxGraphs = 2
 	g1, _ := s.Load(graph(-100, 100, 1))
 	g2, _ := s.Load(graph(-100, 100, 2))
 	if _, err := g1.Decode(in4(1, 2, 3, 4), nil); err != nil {
@@ -32,7 +33,7 @@ func TestCacheRefreshesOnUse(t *testing.T) {
 	if _, err := s.Load(graph(-100, 100, 3)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g2.Decode(in4(1, 2, 3, 4), nil); !errors.Is(err, ErrClosed) {
+	if _, err := g2.Decode(in4(1, 2, 3, 4), nil); !errors.Is(err, fabric.ErrClosed) {
 		t.Fatalf("graph 2 after the third load: %v, want ErrClosed", err)
 	}
 	// relu(x · 1) on [-1, 2, 3, 4] → [0, 2, 3, 4].
@@ -46,14 +47,13 @@ func TestCacheRefreshesOnUse(t *testing.T) {
 // evict only graphs nobody holds; once released, a held graph goes like
 // any other.
 func TestHeldGraphsStay(t *testing.T) {
-	s, err := newSession(CPU, nil, nil, false)
+	s, err := newSession(fabric.Options{Fabric: fabric.CPU, MaxGraphs: 2}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.MaxGraphs = 2
 	var held []*Graph
 	for m := int64(1); m <= 3; m++ {
-		g, err := s.Hold(graph(-100, 100, m))
+		g, err := hold(s, graph(-100, 100, m))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +75,7 @@ func TestHeldGraphsStay(t *testing.T) {
 	for m := int64(30); m < 33; m++ {
 		s.Load(graph(-100, 100, m))
 	}
-	if _, err := held[0].Decode(in4(1, 2, 3, 4), nil); !errors.Is(err, ErrClosed) {
+	if _, err := held[0].Decode(in4(1, 2, 3, 4), nil); !errors.Is(err, fabric.ErrClosed) {
 		t.Fatalf("released graph after more loads: %v, want ErrClosed", err)
 	}
 }
@@ -84,7 +84,7 @@ func TestHeldGraphsStay(t *testing.T) {
 // lost is set, as the gpu package does after a reset or a destroyed
 // context.
 type losingGL struct {
-	cpu32
+	gputest.CPU32
 	lost *atomic.Bool
 }
 
@@ -94,7 +94,7 @@ func (f losingGL) Load(b []byte) (whg1.Decoder, *whg1.Graph, error) {
 	if f.lost.Load() {
 		return nil, nil, fmt.Errorf("%w: test", gpu.ErrLost)
 	}
-	dec, g, err := f.cpu32.Load(b)
+	dec, g, err := f.CPU32.Load(b)
 	return losing{dec, f.lost}, g, err
 }
 
@@ -102,7 +102,7 @@ func (f losingGL) LoadCertified(g *whg1.Graph, cert *certify.Certificate) (whg1.
 	if f.lost.Load() {
 		return nil, fmt.Errorf("%w: test", gpu.ErrLost)
 	}
-	dec, err := f.cpu32.LoadCertified(g, cert)
+	dec, err := f.CPU32.LoadCertified(g, cert)
 	return losing{dec, f.lost}, err
 }
 
@@ -124,7 +124,7 @@ func (l losing) Decode(in []*tensor.T, sc []int64) ([]*tensor.T, error) {
 // CPU. Under GPU the loss is the answer.
 func TestAutoReroutesAfterLoss(t *testing.T) {
 	var lost atomic.Bool
-	s, err := newSession(Auto, losingGL{lost: &lost}, nil, false)
+	s, err := newSession(fabric.Options{Fabric: fabric.Auto}, losingGL{lost: &lost}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestAutoReroutesAfterLoss(t *testing.T) {
 	}
 
 	lost.Store(false)
-	s, _ = newSession(GPU, losingGL{lost: &lost}, nil, false)
+	s, _ = newSession(fabric.Options{Fabric: fabric.GPU}, losingGL{lost: &lost}, nil)
 	g, _ = s.Load(acc32Graph)
 	lost.Store(true)
 	if _, err := g.Decode(in4(-1, 2, 3, 4), nil); !errors.Is(err, gpu.ErrLost) {
@@ -178,11 +178,10 @@ func TestAutoReroutesAfterLoss(t *testing.T) {
 // its programs and no longer: loading the same bytes again reuses them,
 // and after 50 distinct graphs under MaxGraphs 2 it holds two of each.
 func TestOneCache(t *testing.T) {
-	s, err := newSession(CPU, nil, nil, false)
+	s, err := newSession(fabric.Options{Fabric: fabric.CPU, MaxGraphs: 2}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.MaxGraphs = 2
 	g1, _ := s.Load(graph(-100, 100, 1))
 	again, _ := s.Load(graph(-100, 100, 1))
 	if again != g1 || again.Model != g1.Model {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/gpu"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
@@ -88,7 +89,7 @@ const (
 )
 
 // longRun runs n decodes through s and returns the samples.
-func longRun(t *testing.T, s *Session, fabric string, n int) []mem {
+func longRun(t *testing.T, s *Session, fab string, n int) []mem {
 	t.Helper()
 	seqG, err := s.Load(sumGraph)
 	if err != nil {
@@ -99,8 +100,8 @@ func longRun(t *testing.T, s *Session, fabric string, n int) []mem {
 		t.Fatal(err)
 	}
 	for _, g := range []*Graph{seqG, plainG} {
-		if g.Fabric().Name() != fabric {
-			t.Fatalf("graph on %s, want %s", g.Fabric().Name(), fabric)
+		if g.Fabric().Name() != fab {
+			t.Fatalf("graph on %s, want %s", g.Fabric().Name(), fab)
 		}
 	}
 	seq := seqG.Sequence()
@@ -182,7 +183,7 @@ func longRun(t *testing.T, s *Session, fabric string, n int) []mem {
 }
 
 // flat checks the samples of a long run as the comment on longDecodes says.
-func flat(t *testing.T, fabric string, samples []mem) {
+func flat(t *testing.T, fab string, samples []mem) {
 	t.Helper()
 	warm := longWarm / longEvery
 	top := samples[warm]
@@ -190,23 +191,23 @@ func flat(t *testing.T, fabric string, samples []mem) {
 		top.alloc, top.inuse = max(top.alloc, m.alloc), max(top.inuse, m.inuse)
 	}
 	end := samples[len(samples)-1]
-	t.Logf("%s: start (graphs loaded) %v; warm %v; end %v", fabric, samples[0], samples[warm], end)
+	t.Logf("%s: start (graphs loaded) %v; warm %v; end %v", fab, samples[0], samples[warm], end)
 	for k, m := range samples[warm:] {
 		at := (warm + k) * longEvery
 		if m.alloc > top.alloc+longSlack || m.inuse > top.inuse+longSlack {
 			t.Errorf("%s: after %d decodes %v; the warm window's highest is alloc %d KiB, in use %d KiB (slack %d KiB)",
-				fabric, at, m, top.alloc>>10, top.inuse>>10, longSlack>>10)
+				fab, at, m, top.alloc>>10, top.inuse>>10, longSlack>>10)
 			return
 		}
 		if m.gl != samples[warm].gl {
-			t.Errorf("%s: after %d decodes %v; warm %v", fabric, at, m, samples[warm])
+			t.Errorf("%s: after %d decodes %v; warm %v", fab, at, m, samples[warm])
 			return
 		}
 	}
 }
 
 func TestLongRunCPU(t *testing.T) {
-	s, err := NewSession(CPU)
+	s, err := NewSession(fabric.Options{Fabric: fabric.CPU})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +217,7 @@ func TestLongRunCPU(t *testing.T) {
 
 func TestLongRunGPU(t *testing.T) {
 	requireGPU(t)
-	s, err := NewSession(GPU)
+	s, err := NewSession(fabric.Options{Fabric: fabric.GPU})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,11 +242,11 @@ func TestLongRunGPU(t *testing.T) {
 // stay live on the device until Close.
 func TestLongRunHybrid(t *testing.T) {
 	requireGPU(t)
-	s, err := NewSession(Hybrid)
+	s, err := NewSession(fabric.Options{Fabric: fabric.Hybrid})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.cpu.(*HybridFabric).MinWork = 0
+	s.cpu.(*fabric.HybridFabric).MinWork = 0
 	base := gpu.LiveObjects()
 	samples := longRun(t, s, "hybrid", longDecodes)
 	flat(t, "hybrid", samples)

@@ -8,32 +8,12 @@ import (
 	"sync"
 
 	"github.com/waiops/waiops/certify"
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/gpu"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
-
-// Choice is how a Session picks a fabric.
-type Choice string
-
-const (
-	Auto Choice = "auto" // the GPU for acc32 graphs when a real one is present, else the CPU
-	CPU  Choice = "cpu"  // always the CPU reference
-	GPU  Choice = "gpu"  // the GL fabric, also on a software renderer; acc64 graphs refused
-	// Hybrid runs every graph on the hybrid acc64 fabric: acc32 runs of
-	// nodes on the GL fabric, the rest on the CPU reference. Opt-in only.
-	Hybrid Choice = "hybrid"
-)
-
-// ParseChoice reads a --fabric value.
-func ParseChoice(s string) (Choice, error) {
-	switch c := Choice(s); c {
-	case Auto, CPU, GPU, Hybrid:
-		return c, nil
-	}
-	return "", fmt.Errorf("fabric %q: want auto, cpu, gpu or hybrid", s)
-}
 
 // softwareRenderers are GL renderers that rasterise on the CPU. The CPU
 // reference outruns them: docs/bench measured the int_synth decode at 58
@@ -44,13 +24,13 @@ var softwareRenderers = []string{"llvmpipe", "softpipe", "swrast", "lavapipe", "
 
 // glFabric is a fabric on a GL device, whose identity names the renderer.
 type glFabric interface {
-	Fabric
+	fabric.Fabric
 	GL() gpu.Identity
 }
 
 // softwareNote is why auto leaves the GL fabric f unused: its renderer
 // rasterises on the CPU ("" when it does not, or f is not on GL).
-func softwareNote(f Fabric) string {
+func softwareNote(f fabric.Fabric) string {
 	g, ok := f.(glFabric)
 	if !ok || !IsSoftware(g.GL().Renderer) {
 		return ""
@@ -73,29 +53,15 @@ func IsSoftware(renderer string) bool {
 // fabric may run from several goroutines at once; GPU work is serialised on
 // the GL context's thread by the gpu package.
 type Session struct {
-	choice Choice
-	cpu    Fabric // the acc64 fabric: the CPU reference, or the hybrid under Hybrid
-	// MaxGraphs is how many loaded graphs the session keeps
-	// (DefaultMaxGraphs when 0); loading one more closes the least
-	// recently used graph that nobody holds (Hold). Set it before the
-	// first Load.
-	MaxGraphs int
+	choice    fabric.Choice
+	cpu       fabric.Fabric // the acc64 fabric: the CPU reference, or the hybrid under Hybrid
+	maxGraphs int           // Options.MaxGraphs, DefaultMaxGraphs for 0
 
 	mu     sync.Mutex
-	gpu    Fabric // nil when no usable GL context, under Hybrid, and after a loss under Auto
+	gpu    fabric.Fabric // nil when no usable GL context, under Hybrid, and after a loss under Auto
 	note   string
 	closed bool
 	loaded graphCache
-}
-
-// Options are a Session's settings beside its Choice.
-type Options struct {
-	// MaxGraphs is Session.MaxGraphs.
-	MaxGraphs int
-	// SoftwareGL lets Auto use a GL fabric whose renderer is a software
-	// rasteriser (llvmpipe), which it otherwise leaves for the CPU
-	// reference; tests of the GL path under Auto use it.
-	SoftwareGL bool
 }
 
 type loadKey struct {
@@ -103,43 +69,41 @@ type loadKey struct {
 	fabric string
 }
 
-// NewSession opens the fabrics a choice needs. With Auto a missing GPU is not
-// an error: the session runs on the CPU and Note says why. With GPU a missing
-// context is an error, and so it is with Hybrid, which loads every graph on
-// the hybrid fabric.
-func NewSession(choice Choice) (*Session, error) { return NewSessionWith(choice, Options{}) }
-
-// NewSessionWith is NewSession with options.
-func NewSessionWith(choice Choice, o Options) (*Session, error) {
-	var s *Session
-	var err error
-	if choice == CPU {
-		s, err = newSession(choice, nil, nil, o.SoftwareGL)
-	} else {
-		g, gerr := OpenGPU()
-		s, err = newSession(choice, g, gerr, o.SoftwareGL)
+// NewSession opens the fabrics o.Fabric needs. Under Auto ("" too) a
+// missing GPU is not an error: the session runs on the CPU and Note says
+// why. Under GPU a missing context is an error, and so it is under Hybrid,
+// which loads every graph on the hybrid fabric.
+func NewSession(o fabric.Options) (*Session, error) {
+	if o.Fabric == "" {
+		o.Fabric = fabric.Auto
 	}
-	if s != nil {
-		s.MaxGraphs = o.MaxGraphs
+	if _, err := fabric.ParseChoice(string(o.Fabric)); err != nil {
+		return nil, err
 	}
-	return s, err
+	if o.Fabric == fabric.CPU {
+		return newSession(o, nil, nil)
+	}
+	g, gerr := fabric.OpenGPU()
+	return newSession(o, g, gerr)
 }
 
-// newSession is NewSession over the GL fabric g, or gerr when there is none;
-// software lets Auto use a software rasteriser.
-func newSession(choice Choice, g Fabric, gerr error, software bool) (*Session, error) {
-	s := &Session{choice: choice, cpu: NewCPU()}
-	if choice == CPU {
+// newSession is NewSession over the GL fabric g, or gerr when there is none.
+func newSession(o fabric.Options, g fabric.Fabric, gerr error) (*Session, error) {
+	s := &Session{choice: o.Fabric, cpu: fabric.NewCPU(), maxGraphs: o.MaxGraphs}
+	if s.maxGraphs <= 0 {
+		s.maxGraphs = fabric.DefaultMaxGraphs
+	}
+	if s.choice == fabric.CPU {
 		return s, nil
 	}
 	switch {
-	case gerr != nil && (choice == GPU || choice == Hybrid):
+	case gerr != nil && (s.choice == fabric.GPU || s.choice == fabric.Hybrid):
 		return nil, gerr
-	case choice == Hybrid:
-		s.cpu = NewHybrid(g)
+	case s.choice == fabric.Hybrid:
+		s.cpu = fabric.NewHybrid(g)
 	case gerr != nil:
 		s.note = gerr.Error() + "; running on the CPU reference"
-	case choice == Auto && !software && softwareNote(g) != "":
+	case s.choice == fabric.Auto && !o.SoftwareGL && softwareNote(g) != "":
 		s.note = softwareNote(g)
 	default:
 		s.gpu = g
@@ -156,7 +120,8 @@ func (s *Session) Note() string {
 }
 
 // Graph is a graph loaded for one fabric. It decodes until its session
-// closes or evicts it (see MaxGraphs); then Decode returns ErrClosed. Under
+// closes or evicts it (Options.MaxGraphs); then Decode returns
+// fabric.ErrClosed. Under
 // Auto, a graph on the GPU whose GL context is lost (gpu.ErrLost) is loaded
 // again on the CPU reference and the decode runs there: the session routes
 // every graph to the CPU from then on, and Note says so.
@@ -167,7 +132,7 @@ type Graph struct {
 	cert  *certify.Certificate // Model's, to load it on the CPU after a loss
 
 	mu  sync.Mutex // over fab and dec, which a loss changes
-	fab Fabric
+	fab fabric.Fabric
 	dec *guarded
 	// holds counts the Hold calls not yet released (the session's mu):
 	// the cache never evicts a held graph.
@@ -175,7 +140,7 @@ type Graph struct {
 }
 
 // Fabric is the fabric that runs the graph now.
-func (g *Graph) Fabric() Fabric {
+func (g *Graph) Fabric() fabric.Fabric {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.fab
@@ -187,22 +152,51 @@ func (g *Graph) current() *guarded {
 	return g.dec
 }
 
-// Load parses and certifies b (once per distinct bytes and fabric while the
-// session keeps it) and picks its fabric: under Auto the GPU when the
-// verdict meets acc32 and a GPU is present, else the CPU; under GPU a graph
-// that does not meet acc32 is refused (model_mismatch, §11 "In the sink":
-// an acc64 set runs only on an acc64 implementation). After Close it
-// returns ErrClosed.
-func (s *Session) Load(b []byte) (*Graph, error) { return s.load(b, false) }
+// Load parses and certifies b (once per distinct bytes while the session
+// keeps them) and loads the graph on its fabric: under Auto the GPU when
+// the verdict meets acc32 and a GPU is present, else the CPU; under GPU a
+// graph that does not meet acc32 is refused (model_mismatch, §11 "In the
+// sink": an acc64 set runs only on an acc64 implementation). After Close
+// it returns fabric.ErrClosed.
+func (s *Session) Load(b []byte) (*Graph, error) {
+	// One digest per load names the graph everywhere below: its parsed
+	// form and certificate (§8.6: verdicts kept by the SHA-256 of the
+	// bytes) and its program on each fabric, all in the session's cache.
+	return s.load(sha256.Sum256(b), func() (*model, error) {
+		g, cert, err := certify.Graph(b)
+		if err != nil {
+			return nil, err
+		}
+		return &model{g: g, cert: cert}, nil
+	}, false)
+}
 
-// Hold is Load for a caller that keeps the graph: the session does not
-// evict it, however many other graphs load, until Release. A set of graphs
-// held together may pass MaxGraphs; the cache then evicts only graphs that
-// nobody holds.
-func (s *Session) Hold(b []byte) (*Graph, error) { return s.load(b, true) }
+// LoadCertified is Load of a graph parsed and certified already (its
+// certificate on its own, certify.Graph or certify.Certificate.Of), named
+// by the digest in its certificate: nothing is parsed, certified or
+// hashed again. It returns the *Graph, as a fabric.Loader.
+func (s *Session) LoadCertified(g *whg1.Graph, cert *certify.Certificate) (whg1.Decoder, error) {
+	lg, err := s.loadCertified(g, cert, false)
+	if err != nil {
+		return nil, err
+	}
+	return lg, nil
+}
 
-// Release ends one Hold of g; once none is left the graph may be evicted
-// like any other.
+// HoldCertified is LoadCertified for a caller that keeps the graph: the
+// session does not evict it, however many other graphs load, until
+// Release. A set of graphs held together may pass Options.MaxGraphs; the
+// cache then evicts only graphs that nobody holds.
+func (s *Session) HoldCertified(g *whg1.Graph, cert *certify.Certificate) (*Graph, error) {
+	return s.loadCertified(g, cert, true)
+}
+
+func (s *Session) loadCertified(g *whg1.Graph, cert *certify.Certificate, hold bool) (*Graph, error) {
+	return s.load(cert.Graphs[0].Sum, func() (*model, error) { return &model{g: g, cert: cert}, nil }, hold)
+}
+
+// Release ends one HoldCertified of g; once none is left the graph may be
+// evicted like any other.
 func (s *Session) Release(g *Graph) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -211,41 +205,38 @@ func (s *Session) Release(g *Graph) {
 	}
 }
 
-func (s *Session) load(b []byte, hold bool) (*Graph, error) {
+// load loads the graph of digest sum, whose parsed form and certificate
+// certified gives when the session does not keep them.
+func (s *Session) load(sum [32]byte, certified func() (*model, error), hold bool) (*Graph, error) {
 	s.mu.Lock()
-	g, evicted, err := s.loadLocked(b, hold)
+	g, evicted, err := s.loadLocked(sum, certified, hold)
 	s.mu.Unlock()
 	// Closed outside the lock: a close waits for the evicted graph's
 	// decodes in flight, which must not hold up other loads. Its error (a
-	// GL thread that is gone) is not this load's: b loaded.
+	// GL thread that is gone) is not this load's: the graph loaded.
 	closeAll(evicted)
 	return g, err
 }
 
 // loadLocked is load under the session's mu; it returns the graphs the
 // load evicted, for the caller to close.
-func (s *Session) loadLocked(b []byte, hold bool) (*Graph, []*Graph, error) {
-	// One digest per load names the graph everywhere below: its parsed
-	// form and certificate (§8.6: verdicts kept by the SHA-256 of the
-	// bytes) and its program on each fabric, all in the session's cache.
-	sum := sha256.Sum256(b)
+func (s *Session) loadLocked(sum [32]byte, certified func() (*model, error), hold bool) (*Graph, []*Graph, error) {
 	if s.closed {
-		return nil, nil, ErrClosed
+		return nil, nil, fabric.ErrClosed
 	}
 	m := s.loaded.model(sum)
 	if m == nil {
-		g, cert, err := certify.Graph(b)
-		if err != nil {
+		var err error
+		if m, err = certified(); err != nil {
 			return nil, nil, err
 		}
-		m = &model{g: g, cert: cert}
 	}
 	f := s.cpu
 	if s.gpu != nil {
 		switch {
 		case m.cert.Verdict.Meets(certify.Acc32):
 			f = s.gpu
-		case s.choice == GPU:
+		case s.choice == fabric.GPU:
 			return nil, nil, refusal.New(refusal.ModelMismatch, "the graph's verdict does not meet acc32, and the gpu fabric implements acc32 only; run it on the cpu fabric or auto")
 		}
 	}
@@ -264,11 +255,7 @@ func (s *Session) loadLocked(b []byte, hold bool) (*Graph, []*Graph, error) {
 	if hold {
 		g.holds = 1
 	}
-	limit := s.MaxGraphs
-	if limit <= 0 {
-		limit = DefaultMaxGraphs
-	}
-	return g, s.loaded.put(key, g, m, limit), nil
+	return g, s.loaded.put(key, g, m, s.maxGraphs), nil
 }
 
 // used marks g most recently used, so that a graph in use is the last the
@@ -285,7 +272,7 @@ func (s *Session) used(g *Graph) {
 // the decoder to run on, or nil when the loss stands (another choice, or
 // the CPU load failed).
 func (s *Session) reroute(g *Graph, old *guarded, loss error) *guarded {
-	if s.choice != Auto {
+	if s.choice != fabric.Auto {
 		return nil
 	}
 	s.mu.Lock()
@@ -313,7 +300,7 @@ func (s *Session) reroute(g *Graph, old *guarded, loss error) *guarded {
 
 // Close releases every graph the session holds (on the GL device too) and
 // ends the session: a later Load, or a Decode of a graph it loaded, returns
-// ErrClosed. A second Close does nothing.
+// fabric.ErrClosed. A second Close does nothing.
 func (s *Session) Close() error {
 	s.mu.Lock()
 	s.closed = true
@@ -322,9 +309,21 @@ func (s *Session) Close() error {
 	return closeAll(gs)
 }
 
-// Decode runs one decode (no state carried).
+// Decode runs one decode that carries no state (each state input its
+// init): planned once here (whg1.Graph.PlanData), then run on the graph's
+// fabric without planning again.
 func (g *Graph) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, error) {
-	return whg1.NewSequence(g.Model, routed{g}).Decode(inputs, scalars)
+	r, err := g.Model.PlanData(inputs, scalars)
+	if err != nil {
+		return nil, err
+	}
+	return routed{g}.DecodePlanned(r)
+}
+
+// DecodePlanned runs a decode planned on g.Model (every input, state
+// inputs included) on the graph's fabric.
+func (g *Graph) DecodePlanned(r *whg1.Planned) ([]*tensor.T, error) {
+	return routed{g}.DecodePlanned(r)
 }
 
 // Sequence starts a sequence of decodes that carries state (§10.3).
@@ -337,13 +336,21 @@ func (g *Graph) Sequence() *whg1.Sequence { return whg1.NewSequence(g.Model, rou
 type routed struct{ g *Graph }
 
 func (r routed) Decode(inputs []*tensor.T, scalars []int64) ([]*tensor.T, error) {
+	return r.run(func(d *guarded) ([]*tensor.T, error) { return d.Decode(inputs, scalars) })
+}
+
+func (r routed) DecodePlanned(p *whg1.Planned) ([]*tensor.T, error) {
+	return r.run(func(d *guarded) ([]*tensor.T, error) { return d.DecodePlanned(p) })
+}
+
+func (r routed) run(decode func(*guarded) ([]*tensor.T, error)) ([]*tensor.T, error) {
 	g := r.g
 	g.s.used(g)
 	dec := g.current()
-	out, err := dec.Decode(inputs, scalars)
+	out, err := decode(dec)
 	if err != nil && errors.Is(err, gpu.ErrLost) {
 		if now := g.s.reroute(g, dec, err); now != nil {
-			return now.Decode(inputs, scalars)
+			return decode(now)
 		}
 	}
 	return out, err

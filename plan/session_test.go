@@ -7,7 +7,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/waiops/waiops/certify"
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/gpu"
+	"github.com/waiops/waiops/internal/gputest"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
@@ -43,22 +46,25 @@ func in4(v ...int64) []*tensor.T {
 	return []*tensor.T{{Shape: tensor.Shape{C: 1, H: 1, W: 4}, Data: v}}
 }
 
-// requireGPU opens the GL fabric; where gpu.Required (CI) a missing one
-// fails the test, elsewhere the test skips.
-func requireGPU(t *testing.T) Fabric {
+// requireGPU opens the GL fabric, as gputest.Need answers a missing one.
+func requireGPU(t *testing.T) fabric.Fabric {
 	t.Helper()
-	g, err := OpenGPU()
-	if err != nil {
-		if gpu.Required() {
-			t.Fatalf("%s is set and the GL fabric cannot open: %v", gpu.RequireEnv, err)
-		}
-		t.Skipf("no GL fabric: %v", err)
-	}
+	g, err := fabric.OpenGPU()
+	gputest.Need(t, err)
 	return g
 }
 
+// hold holds b in s, parsed and certified here as a set's lowering does.
+func hold(s *Session, b []byte) (*Graph, error) {
+	g, cert, err := certify.Graph(b)
+	if err != nil {
+		return nil, err
+	}
+	return s.HoldCertified(g, cert)
+}
+
 func TestCPUSessionDecodes(t *testing.T) {
-	s, err := NewSession(CPU)
+	s, err := NewSession(fabric.Options{Fabric: fabric.CPU})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +92,7 @@ func TestCPUSessionDecodes(t *testing.T) {
 // fakeGL is an acc32 fabric that reports a GL renderer and computes on the
 // CPU, so that auto's routing is tested with any renderer string.
 type fakeGL struct {
-	cpu32
+	gputest.CPU32
 	renderer string
 }
 
@@ -99,13 +105,13 @@ func (f fakeGL) GL() gpu.Identity {
 // one note names.
 func TestAutoRoutesByRenderer(t *testing.T) {
 	for _, c := range []struct {
-		renderer, fabric string
+		renderer, fab string
 	}{
 		{"llvmpipe (LLVM 15.0.6, 256 bits)", "cpu"},
 		{"softpipe", "cpu"},
 		{"NVIDIA H200/PCIe/SSE2", "gpu"},
 	} {
-		s, err := newSession(Auto, fakeGL{renderer: c.renderer}, nil, false)
+		s, err := newSession(fabric.Options{Fabric: fabric.Auto}, fakeGL{renderer: c.renderer}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,15 +123,15 @@ func TestAutoRoutesByRenderer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g32.Fabric().Name() != c.fabric || g64.Fabric().Name() != "cpu" {
-			t.Errorf("%s: acc32 graph on %s, acc64 on %s; want %s, cpu", c.renderer, g32.Fabric().Name(), g64.Fabric().Name(), c.fabric)
+		if g32.Fabric().Name() != c.fab || g64.Fabric().Name() != "cpu" {
+			t.Errorf("%s: acc32 graph on %s, acc64 on %s; want %s, cpu", c.renderer, g32.Fabric().Name(), g64.Fabric().Name(), c.fab)
 		}
-		if software := c.fabric == "cpu"; software != strings.Contains(s.Note(), c.renderer+" is a software rasteriser") {
+		if software := c.fab == "cpu"; software != strings.Contains(s.Note(), c.renderer+" is a software rasteriser") {
 			t.Errorf("%s: note %q", c.renderer, s.Note())
 		}
 	}
 	// No GL fabric: the CPU, and the note says why.
-	s, err := newSession(Auto, nil, errors.New("gpu: no display"), false)
+	s, err := newSession(fabric.Options{Fabric: fabric.Auto}, nil, errors.New("gpu: no display"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +145,7 @@ func TestAutoRoutesByRenderer(t *testing.T) {
 func TestAutoOnThisDevice(t *testing.T) {
 	dev := requireGPU(t)
 	renderer := dev.(glFabric).GL().Renderer
-	s, err := NewSession(Auto)
+	s, err := NewSession(fabric.Options{Fabric: fabric.Auto})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +165,7 @@ func TestAutoOnThisDevice(t *testing.T) {
 
 func TestGPUChoice(t *testing.T) {
 	requireGPU(t)
-	s, err := NewSession(GPU)
+	s, err := NewSession(fabric.Options{Fabric: fabric.GPU})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +208,7 @@ func TestIsSoftware(t *testing.T) {
 
 func TestConcurrentCPUDecodes(t *testing.T) {
 	// Run under -race in CI: one loaded graph, many goroutines.
-	s, _ := NewSession(CPU)
+	s, _ := NewSession(fabric.Options{Fabric: fabric.CPU})
 	g, err := s.Load(acc32Graph)
 	if err != nil {
 		t.Fatal(err)
@@ -228,5 +234,45 @@ func TestConcurrentCPUDecodes(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Fatal(err)
+	}
+}
+
+// Under Hybrid every graph loads on the hybrid fabric, which decodes as the
+// CPU reference does; without a GL context NewSession says why.
+func TestHybridSession(t *testing.T) {
+	if _, gerr := fabric.OpenGPU(); gerr != nil {
+		if _, err := NewSession(fabric.Options{Fabric: fabric.Hybrid}); err == nil || err.Error() != gerr.Error() {
+			t.Fatalf("NewSession(fabric.Options{Fabric: Hybrid}) without GL: %v, want %v", err, gerr)
+		}
+	}
+	requireGPU(t)
+	s, err := NewSession(fabric.Options{Fabric: fabric.Hybrid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	b := graph(-100, 100, 3)
+	g, err := s.Load(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Fabric().Name() != "hybrid" || g.Fabric().Profile() != certify.Acc64 {
+		t.Fatalf("fabric %s (%s)", g.Fabric().Name(), g.Fabric().Profile())
+	}
+	id := g.Fabric().Identity()
+	if id["cpu_fabric"] != "cpu" || id["gpu_fabric"] != "gpu" || id["min_work"] != "524288" {
+		t.Fatalf("identity %v", id)
+	}
+	got, err := g.Decode(in4(3, -3, 99, 0), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, _, err := fabric.NewCPU().Load(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := ref.Decode(in4(3, -3, 99, 0), nil)
+	if err != nil || !slices.Equal(got[0].Data, want[0].Data) {
+		t.Fatalf("hybrid %v, cpu %v (%v)", got[0].Data, want[0].Data, err)
 	}
 }

@@ -7,8 +7,10 @@ import (
 	"testing"
 
 	"github.com/waiops/waiops/cpuref"
-	"github.com/waiops/waiops/gpu"
+	"github.com/waiops/waiops/fabric"
+	"github.com/waiops/waiops/internal/gputest"
 	"github.com/waiops/waiops/tensor"
+	"github.com/waiops/waiops/vectors/conform"
 	"github.com/waiops/waiops/whg1"
 )
 
@@ -23,15 +25,15 @@ var stressGraphs = [][]byte{acc32Graph, sumGraph, wideGraph(7)}
 // check refuses), as one decode or as two through a sequence. Every result
 // is compared with == against the CPU reference ref run in step: equal
 // outputs, or refusals with the same code.
-func stressWorker(s *Session, fabric string, ref []*cpuref.Program, r *rand.Rand, rounds int) error {
+func stressWorker(s *Session, fab string, ref []*cpuref.Program, r *rand.Rand, rounds int) error {
 	for n := range rounds {
 		k := r.IntN(len(stressGraphs))
 		g, err := s.Load(stressGraphs[k])
 		if err != nil {
 			return err
 		}
-		if g.Fabric().Name() != fabric {
-			return fmt.Errorf("graph %d on %s, want %s", k, g.Fabric().Name(), fabric)
+		if g.Fabric().Name() != fab {
+			return fmt.Errorf("graph %d on %s, want %s", k, g.Fabric().Name(), fab)
 		}
 		w := 1 + r.IntN(4)
 		steps := 1
@@ -49,17 +51,17 @@ func stressWorker(s *Session, fabric string, ref []*cpuref.Program, r *rand.Rand
 			gout, gerr := got.Decode(in, nil)
 			wout, werr := want.Decode(in, nil)
 			if gerr != nil || werr != nil {
-				if codeOf(gerr) == "" || codeOf(gerr) != codeOf(werr) {
-					return fmt.Errorf("round %d, graph %d: %s %v, the reference %v", n, k, fabric, gerr, werr)
+				if conform.CodeOf(gerr) == "" || conform.CodeOf(gerr) != conform.CodeOf(werr) {
+					return fmt.Errorf("round %d, graph %d: %s %v, the reference %v", n, k, fab, gerr, werr)
 				}
 				continue
 			}
 			for o := range wout {
 				if gout[o].Shape != wout[o].Shape {
-					return fmt.Errorf("round %d, graph %d, output %d: %s shape %v, the reference %v", n, k, o, fabric, gout[o].Shape, wout[o].Shape)
+					return fmt.Errorf("round %d, graph %d, output %d: %s shape %v, the reference %v", n, k, o, fab, gout[o].Shape, wout[o].Shape)
 				}
 				if i := firstDiff(gout[o].Data, wout[o].Data); i >= 0 {
-					return fmt.Errorf("round %d, graph %d, output %d, element %d: %s %d, the reference %d", n, k, o, i, fabric, gout[o].Data[i], wout[o].Data[i])
+					return fmt.Errorf("round %d, graph %d, output %d, element %d: %s %d, the reference %d", n, k, o, i, fab, gout[o].Data[i], wout[o].Data[i])
 				}
 			}
 		}
@@ -87,7 +89,7 @@ func (d stateless) Decode(data []*tensor.T, scalars []int64) ([]*tensor.T, error
 
 // Sixteen goroutines share one CPU session while one more decodes on the
 // GL fabric, every result equal to the CPU reference's. Run under -race
-// in CI. Without a GL fabric the test fails where gpu.Required, and runs
+// in CI. Without a GL fabric the test fails where a GPU is required (gputest), and runs
 // the sixteen alone otherwise.
 func TestStressSharedSession(t *testing.T) {
 	ref := make([]*cpuref.Program, len(stressGraphs))
@@ -98,7 +100,7 @@ func TestStressSharedSession(t *testing.T) {
 		}
 		ref[k] = p
 	}
-	cpu, err := NewSession(CPU)
+	cpu, err := NewSession(fabric.Options{Fabric: fabric.CPU})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,23 +111,20 @@ func TestStressSharedSession(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 17)
-	run := func(s *Session, fabric string, seed uint64) {
+	run := func(s *Session, fab string, seed uint64) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := stressWorker(s, fabric, ref, rand.New(rand.NewPCG(seed, 18)), rounds); err != nil {
-				errs <- fmt.Errorf("%s worker %d: %w", fabric, seed, err)
+			if err := stressWorker(s, fab, ref, rand.New(rand.NewPCG(seed, 18)), rounds); err != nil {
+				errs <- fmt.Errorf("%s worker %d: %w", fab, seed, err)
 			}
 		}()
 	}
 	var gpuS *Session
-	if _, gerr := OpenGPU(); gerr != nil {
-		if gpu.Required() {
-			t.Fatalf("%s is set and the GL fabric cannot open: %v", gpu.RequireEnv, gerr)
+	if _, gerr := fabric.OpenGPU(); gputest.Have(t, gerr) {
+		if gpuS, err = NewSession(fabric.Options{Fabric: fabric.GPU}); err != nil {
+			t.Fatal(err)
 		}
-		t.Logf("no GL fabric, so no GPU goroutine: %v", gerr)
-	} else if gpuS, err = NewSession(GPU); err != nil {
-		t.Fatal(err)
 	}
 	for i := range 16 {
 		run(cpu, "cpu", uint64(i))

@@ -61,7 +61,7 @@ w64 w_mul(int a, int b) {
 }
 
 // asr32 is ⌊x / 2^s⌋ for 0 ≤ s ≤ 31, written out rather than left to the
-// signed >> (CONVENTIONS §6): for x < 0, ⌊x / 2^s⌋ = ~⌊~x / 2^s⌋.
+// signed >> (docs/CONVENTIONS.md §6): for x < 0, ⌊x / 2^s⌋ = ~⌊~x / 2^s⌋.
 int asr32(int x, uint s) { return x >= 0 ? int(uint(x) >> s) : ~int(~uint(x) >> s); }
 
 // asr is ⌊x / 2^s⌋ for 0 ≤ s ≤ 63 (§6: a shift of 32 or more is handled

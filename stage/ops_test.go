@@ -147,7 +147,7 @@ func TestResidualStep(t *testing.T) {
 	if v, err := ResidualStep(hi, 2, 65535, hi-65535, hi); err != nil || v != hi {
 		t.Errorf("i32 top: %d, %v", v, err)
 	}
-	if _, ok := ResidualStep32(maxI32, 2, 65535, maxI32-65535, maxI32); ok {
+	if _, ok := residualStep32(maxI32, 2, 65535, maxI32-65535, maxI32); ok {
 		t.Error("the 32-bit form must decline at the i32 top")
 	}
 	// i64 ends: pred + r·q passes i64 and clamps.
@@ -172,7 +172,7 @@ func TestResidualStep(t *testing.T) {
 		if rng.IntN(2) == 0 {
 			r = int32(rng.IntN(2*int(width/q)+5)) - int32(width/q) - 2 // near ±R
 		}
-		v32, ok := ResidualStep32(pred, r, q, lo, hi)
+		v32, ok := residualStep32(pred, r, q, lo, hi)
 		conds := int64(lo)-131070 >= minI32 && int64(hi)+131070 <= maxI32
 		if ok != conds {
 			t.Fatalf("32-bit form ok %v where its conditions are %v", ok, conds)
@@ -302,4 +302,22 @@ func TestDequantizeWideOperands(t *testing.T) {
 			t.Errorf("sym %s, f %s, base %s: got %s (%v), want %s", c.sym, c.f, c.base, got, err, c.want)
 		}
 	}
+}
+
+// residualStep32 is E9's 32-bit form (identity): with R = ⌊(hi − lo)/q⌋ + 1,
+// clamp(pred + clamp(r, −R, R)·q, lo, hi), every value formed in int32. It
+// applies only under E9's width conditions, hi − lo ≤ 65535 with lo − 131070
+// and hi + 131070 fitting i32; where they fail (or E9's conditions do) ok is
+// false and a fabric forms the step in a wider width (ResidualStep). The test
+// proves that a 32-bit fabric may form it so.
+func residualStep32(pred, r, q, lo, hi int32) (v int32, ok bool) {
+	l, h := int64(lo), int64(hi)
+	if checkResidual(int64(pred), int64(r), int64(q), l, h) != nil ||
+		h-l > 65535 || !fitsI32(l-131070) || !fitsI32(h+131070) {
+		return 0, false
+	}
+	// Width: R·q ≤ (hi − lo) + q ≤ 131070, so every term below fits i32.
+	R := (hi-lo)/q + 1 // hi − lo ≥ 1 and q ≥ 1: truncation is floor here
+	rr := min(max(r, -R), R)
+	return min(max(pred+rr*q, lo), hi), true
 }

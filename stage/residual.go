@@ -31,20 +31,3 @@ func ResidualStep(pred, r, q, lo, hi int64) (int64, error) {
 	}
 	return clamp(pred+d, lo, hi), nil
 }
-
-// ResidualStep32 is E9's 32-bit form (identity): with R = ⌊(hi − lo)/q⌋ + 1,
-// clamp(pred + clamp(r, −R, R)·q, lo, hi), every value formed in int32. It
-// applies only under E9's width conditions, hi − lo ≤ 65535 with lo − 131070
-// and hi + 131070 fitting i32; where they fail (or E9's conditions do) ok is
-// false and a fabric forms the step in a wider width (ResidualStep).
-func ResidualStep32(pred, r, q, lo, hi int32) (v int32, ok bool) {
-	l, h := int64(lo), int64(hi)
-	if checkResidual(int64(pred), int64(r), int64(q), l, h) != nil ||
-		h-l > 65535 || !fitsI32(l-131070) || !fitsI32(h+131070) {
-		return 0, false
-	}
-	// Width: R·q ≤ (hi − lo) + q ≤ 131070, so every term below fits i32.
-	R := (hi-lo)/q + 1 // hi − lo ≥ 1 and q ≥ 1: truncation is floor here
-	rr := min(max(r, -R), R)
-	return min(max(pred+rr*q, lo), hi), true
-}

@@ -26,7 +26,7 @@ import (
 )
 
 // refusalCodes is the closed set of codes a graph vector's load or decode
-// may give (§4, §10.5); an unknown outcome fails the read (CONVENTIONS §3).
+// may give (§4, §10.5); an unknown outcome fails the read (docs/CONVENTIONS.md §3).
 var refusalCodes = []refusal.Code{
 	refusal.ModelMismatch, refusal.TooLarge, refusal.FieldRange, refusal.GeometryMismatch,
 }

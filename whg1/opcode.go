@@ -60,13 +60,3 @@ func (o Opcode) String() string {
 	}
 	return fmt.Sprintf("opcode 0x%02X", uint8(o))
 }
-
-// OpcodeByName is the opcode of a §5 operator name.
-func OpcodeByName(name string) (Opcode, bool) {
-	for _, o := range Opcodes {
-		if opTable[o].name == name {
-			return o, true
-		}
-	}
-	return 0, false
-}

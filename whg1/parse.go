@@ -1,6 +1,7 @@
 package whg1
 
 import (
+	"github.com/waiops/waiops/internal/tally"
 	"github.com/waiops/waiops/refusal"
 )
 
@@ -34,6 +35,7 @@ func bad(format string, args ...any) error {
 // allocated before the plan, and the plan allocates nothing per element.
 // Step 8 (the bounds pass) belongs to the certifier.
 func Parse(b []byte) (*Graph, error) {
+	tally.Parses.Add(1)
 	// §10.5 step 1: the magic, version and operator set.
 	if len(b) < headerSize {
 		return nil, bad("file of %d bytes is shorter than the %d-byte header", len(b), headerSize)

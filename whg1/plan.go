@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/waiops/waiops/internal/tally"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
 )
@@ -195,13 +196,22 @@ func (g *Graph) PlanInputs(inputs []*tensor.T, scalars []int64) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, err := g.planned(inputs, pl); err != nil {
+		return nil, err
+	}
+	return pl, nil
+}
+
+// planned checks each input's data length against its shape in pl
+// (model_mismatch), which PlanRun made on those shapes.
+func (g *Graph) planned(inputs []*tensor.T, pl *Plan) (*Planned, error) {
 	for i, t := range inputs {
 		// The plan bounded the shape, so Elems cannot overflow.
 		if len(t.Data) != t.Shape.Elems() {
 			return nil, refusal.New(refusal.ModelMismatch, "input %d: %d elements for shape %v", i, len(t.Data), t.Shape)
 		}
 	}
-	return pl, nil
+	return &Planned{g: g, inputs: inputs, plan: pl}, nil
 }
 
 // PlanRun runs §4 run steps 1–3 for one decode. in holds every input's
@@ -211,6 +221,7 @@ func (g *Graph) PlanInputs(inputs []*tensor.T, scalars []int64) (*Plan, error) {
 // out of range and geometry_mismatch for a shape rule. Nothing is read from
 // the inputs' values and nothing per element is allocated.
 func (g *Graph) PlanRun(in []tensor.Shape, scalars []int64) (*Plan, error) {
+	tally.Plans.Add(1)
 	if err := g.checkInputs(in); err != nil {
 		return nil, err
 	}
@@ -239,6 +250,7 @@ func (g *Graph) PlanRun(in []tensor.Shape, scalars []int64) (*Plan, error) {
 // checkInputs is §4 run step 1: each input in input-table order, its
 // channel count and H, W ≥ 1 (model_mismatch), then its size (too_large).
 func (g *Graph) checkInputs(in []tensor.Shape) error {
+	tally.InputChecks.Add(1)
 	if len(in) != len(g.Inputs) {
 		return refusal.New(refusal.ModelMismatch, "%d inputs supplied; the graph has %d", len(in), len(g.Inputs))
 	}

@@ -20,12 +20,12 @@ func TestOpcodeNames(t *testing.T) {
 		if uint8(o) != uint8(i+1) || o.String() != name {
 			t.Errorf("Opcodes[%d] = 0x%02X %q, want 0x%02X %q", i, uint8(o), o, i+1, name)
 		}
-		if back, ok := OpcodeByName(name); !ok || back != o {
-			t.Errorf("OpcodeByName(%q) = %v, %v", name, back, ok)
+		if back, ok := opcodeByName(name); !ok || back != o {
+			t.Errorf("opcodeByName(%q) = %v, %v", name, back, ok)
 		}
 	}
-	if _, ok := OpcodeByName("dilated_conv"); ok {
-		t.Error("OpcodeByName accepted a name outside §5")
+	if _, ok := opcodeByName("dilated_conv"); ok {
+		t.Error("opcodeByName accepted a name outside §5")
 	}
 	if s := Opcode(0x1F).String(); s != "opcode 0x1F" {
 		t.Errorf("Opcode(0x1F) = %q", s)
@@ -155,4 +155,14 @@ func TestEncodeWidensRatherThanWraps(t *testing.T) {
 		cs.M[0] != 1<<40 || ln.Gamma[0] != 1<<32 {
 		t.Errorf("values wrapped: %v %v %v %v %v", cv.W, cv.RQ.Mult, cv.RQ.BiasV, cs.M, ln.Gamma)
 	}
+}
+
+// opcodeByName is the opcode of a §5 operator name.
+func opcodeByName(name string) (Opcode, bool) {
+	for _, o := range Opcodes {
+		if opTable[o].name == name {
+			return o, true
+		}
+	}
+	return 0, false
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/waiops/waiops/carriage/store"
 )
 
-// The case: a symlink in the store named for the digest of what it
+// A symlink in the store named for the digest of what it
 // points to is not served, nor is a regular file whose bytes are not its
 // name, nor one changed in place after it was verified.
 func TestServeOnlyVerifiedRegularFiles(t *testing.T) {
@@ -108,7 +108,7 @@ func TestServeHashesOnce(t *testing.T) {
 	}
 }
 
-// The fail-open: a statement and its listing renamed into the
+// The fail-open this guards against: a statement and its listing renamed into the
 // store while the directory's modification time is set back to what the
 // last scan saw are still in force at the next request (the directory's
 // change time moved).

@@ -10,7 +10,7 @@ import (
 	"github.com/waiops/waiops/carriage/store"
 )
 
-// RFC 9110 §14 over a set of 1200 bytes (the size), each case a
+// RFC 9110 §14 over a set of 1200 bytes, each case a
 // rule of its own: status, Content-Range, body.
 func TestServeRanges(t *testing.T) {
 	s := store.Store(t.TempDir())

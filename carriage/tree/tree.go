@@ -9,8 +9,8 @@
 //
 // # BLAKE3
 //
-// The whole-set hash (root) is github.com/zeebo/blake3's ordinary hash, as
-// the design card names it. A piece's value is the non-root chaining value of
+// The whole-set hash (root) is BLAKE3's ordinary hash, computed with
+// github.com/zeebo/blake3. A piece's value is the non-root chaining value of
 // a subtree of BLAKE3's tree with its own first chunk counter (D-H9),
 // which zeebo/blake3 does not export. This package takes it from
 // lukechampine.com/blake3/guts rather than from a compression function of its

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/waiops/waiops/bench"
-	"github.com/waiops/waiops/plan"
+	"github.com/waiops/waiops/fabric"
 )
 
 func init() {
@@ -17,18 +17,20 @@ func init() {
 }
 
 // benchCmd is `waiops bench [--quick] [--fabric all|cpu|gpu|hybrid] [--out
-// DIR] [--peers c,ort,ort-float] [--peers-dir DIR]`, with the sweep's sizes and
+// DIR] [--peers c,ort,ort-qlinear,onednn,ort-float] [--peers-dir DIR]`, with the sweep's sizes and
 // families, the runs, the GL time split and the torch peer's data chosen by
 // flag.
 func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("bench", stderr)
-	setUsage(fs, "[--quick] "+fabricUsage(setFabrics)+" [--out DIR] [--peers c,ort,ort-float] [--peers-dir DIR]"+
+	setUsage(fs, "[--quick] "+fabricUsage(setFabrics)+" [--out DIR] [--peers c,ort,ort-qlinear,onednn,ort-float] [--peers-dir DIR]"+
 		" [--sizes 16,32] [--synth-sizes 4,8] [--bmshj-sizes 32] [--ops F,...] [--runs N] [--warmup N] [--budget 5s] [--split] [--peer-data DIR]")
 	quick := fs.Bool("quick", false, "small sizes and few runs (under a minute on 2 cores)")
-	fabric := fabricFlag(fs, "all", setFabrics)
+	fab := fabricFlag(fs, "all", setFabrics)
 	out := fs.String("out", "bench-report", "directory for bench.json, bench.md and the plots")
-	peers := fs.String("peers", "", "comma-separated peers to run beside ours: c, ort (the conv), ort-float (each network's float twin)")
-	peersDir := fs.String("peers-dir", "bench/peers", "directory holding conv.c, ort_conv.js, ort_net.js and node_modules")
+	peers := fs.String("peers", "", "comma-separated peers to run beside ours on the int8 conv, i8 and u8 data, 1 thread and every core: "+
+		"c (a C loop), ort (ONNX Runtime ConvInteger), ort-qlinear (ONNX Runtime QLinearConv, NHWC), onednn (oneDNN, libdnnl-dev); "+
+		"and ort-float (ONNX Runtime fp32 on each network's float twin). A peer not installed is skipped with a note")
+	peersDir := fs.String("peers-dir", "bench/peers", "directory holding conv.c, onednn_conv.c, ort_conv.js, ort_net.js and node_modules")
 	sides := fs.String("sizes", "", "comma-separated input sides of the operator sweep (default 16,32,64,128; quick 16,32)")
 	synthSides := fs.String("synth-sizes", "", "comma-separated input sides of the synthesis network, output 16× (default 4,8,16; quick 4)")
 	bmshjSides := fs.String("bmshj-sizes", "", "comma-separated latent heights of bmshj2018, width 3/2 of it, output 16× (default 32: 768×512; quick 1)")
@@ -64,7 +66,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	fabrics, notes, err := plan.Fabrics(*fabric)
+	fabrics, notes, err := fabric.Fabrics(*fab)
 	if err != nil {
 		return fail(err, stderr)
 	}
@@ -113,7 +115,9 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		if len(conv) > 0 {
 			r.Peers = bench.RunPeers(conv, *peersDir, peerSide, opt.Runs)
+			r.Headlines = bench.Headlines(r.Peers)
 		}
+		peerNotes(r, stderr)
 	}
 	if err := r.Write(*out); err != nil {
 		return fail(err, stderr)
@@ -125,9 +129,38 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "outputs differ: %s on %s\n", f.Case, f.Fabric)
 		}
 	}
+	// Every peer computes the same integers as ours (s32 sums or the same
+	// rq), so a difference is a failure as a fabric's is.
+	for _, p := range r.Peers {
+		if p.Skipped == "" && !p.Equal {
+			bad++
+			fmt.Fprintf(stdout, "outputs differ: peer %s on %s at %d thread(s)\n", p.Name, p.Case, p.Threads)
+		}
+	}
 	fmt.Fprintf(stdout, "%d figures written to %s\n", len(r.Figures), *out)
 	if bad > 0 {
 		return 1
 	}
 	return 0
+}
+
+// peerNotes puts each skipped peer on stderr once, with why.
+func peerNotes(r *bench.Report, stderr io.Writer) {
+	seen := map[string]bool{}
+	note := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			fmt.Fprintln(stderr, "note:", s)
+		}
+	}
+	for _, p := range r.Peers {
+		if p.Skipped != "" {
+			note(fmt.Sprintf("peer %s skipped: %s", p.Name, p.Skipped))
+		}
+	}
+	for _, p := range r.NetPeers {
+		if p.Skipped != "" {
+			note(fmt.Sprintf("peer %s skipped: %s", p.Peer, p.Skipped))
+		}
+	}
 }

@@ -45,3 +45,24 @@ func TestBenchNetworkPeer(t *testing.T) {
 		t.Fatalf("--bmshj-sizes 0: exit %d, want 2", rc)
 	}
 }
+
+// TestBenchConvPeersMissing: `bench --peers onednn,ort-qlinear` with a
+// peers directory holding neither peer notes each on stderr, once, with
+// why, and still writes the report, exit 0.
+func TestBenchConvPeersMissing(t *testing.T) {
+	out := t.TempDir()
+	var so, se bytes.Buffer
+	args := []string{"bench", "--quick", "--fabric", "cpu", "--ops", "conv1x1", "--sizes", "4", "--runs", "1",
+		"--peers", "onednn,ort-qlinear", "--peers-dir", t.TempDir(), "--out", out}
+	if rc := dispatch(args, &so, &se); rc != 0 {
+		t.Fatalf("exit %d: %s", rc, se.String())
+	}
+	for _, want := range []string{"note: peer onednn skipped: onednn_conv.c not in ", "note: peer ort-qlinear skipped: "} {
+		if n := strings.Count(se.String(), want); n != 1 {
+			t.Errorf("%q %d times on stderr, want once:\n%s", want, n, se.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "bench.md")); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/waiops/waiops/carriage/corpus"
-	"github.com/waiops/waiops/plan"
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/stage"
 	"github.com/waiops/waiops/vectors"
 	"github.com/waiops/waiops/vectors/conform"
@@ -34,7 +34,7 @@ func (p *paths) Set(s string) error { *p = append(*p, s); return nil }
 func conformCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("conform", stderr)
 	setUsage(fs, fabricUsage(setFabrics)+" [--vectors PATH]... [--report DIR] [PATH...]")
-	fabric := fabricFlag(fs, "cpu", setFabrics)
+	fab := fabricFlag(fs, "cpu", setFabrics)
 	var vpaths paths
 	fs.Var(&vpaths, "vectors", "a vector file or directory (repeatable, and any further arguments are more; default the repository's vectors/)")
 	reportDir := fs.String("report", "", "write conformance.json and conformance.html here (with --fabric all, one subdirectory per fabric)")
@@ -61,7 +61,7 @@ func conformCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err, stderr)
 	}
-	fabrics, notes, err := plan.Fabrics(*fabric)
+	fabrics, notes, err := fabric.Fabrics(*fab)
 	if err != nil {
 		return fail(err, stderr)
 	}
@@ -97,7 +97,7 @@ func conformCmd(args []string, stdout, stderr io.Writer) int {
 			// all writes one subdirectory per fabric, however many are
 			// present, so that a report's place does not hang on the machine.
 			dir := *reportDir
-			if *fabric == "all" {
+			if *fab == "all" {
 				dir = filepath.Join(dir, f.Name())
 			}
 			if err := report.Write(r, dir); err != nil {

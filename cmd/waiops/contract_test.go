@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/waiops/waiops/plan"
+	"github.com/waiops/waiops/fabric"
 )
 
 // contractCase is a command line that fails (exit 1) or is refused (exit
@@ -36,6 +36,7 @@ func contractCases(junk, none, dir string) map[string]contractCase {
 		"decode jpegai": refused("model_mismatch", "--hs-y", junk, "--hs-uv", junk, "--norm", junk, "--soz", junk, "--sorp", junk,
 			"--sors", junk, "--grfs", junk, "--out", out, "--fabric", "cpu"),
 		"gpu info":         failed(), // no GL context: see TestStreamsAndExitCodes
+		"import":           failed(junk, "--calib", none, "--out", out),
 		"lower":            refused("payload_malformed", "--lowering", "int_synth/1", junk, "--out", out),
 		"prior dcz":        failed("--dictionary", none, junk, out),
 		"prior encode":     refused("native_malformed", "--form", "wai.prior.gguf", junk),
@@ -120,7 +121,7 @@ func TestStreamsAndExitCodes(t *testing.T) {
 			}
 		})
 	}
-	if _, err := plan.OpenGPU(); err == nil {
+	if _, err := fabric.OpenGPU(); err == nil {
 		t.Log("a GL context is here: gpu info's failure ran in the built command without a display")
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/waiops/waiops/cjson"
 	"github.com/waiops/waiops/decoder"
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/tensor"
 )
 
@@ -19,8 +20,8 @@ func init() {
 
 // openDecoder opens the decoder API for a --fabric choice; any note on
 // why a fabric is not used goes to stderr.
-func openDecoder(fabric string, stderr io.Writer) (*decoder.Decoder, error) {
-	d, err := decoder.Open(decoder.Options{Fabric: decoder.Fabric(fabric)})
+func openDecoder(choice string, stderr io.Writer) (*decoder.Decoder, error) {
+	d, err := decoder.Open(fabric.Options{Fabric: fabric.Choice(choice)})
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +76,7 @@ func runDecodeSynth(args []string, stdout, stderr io.Writer) int {
 	payload := fs.String("payload", "", "the int_synth payload: u16 H, W, C, S, a zero byte, then the i8 latents [C][S][S], little-endian (docs/READINGS.md)")
 	out := fs.String("out", "", "the PNG to write (- for stdout)")
 	raw := fs.String("raw", "", "also write the frame as HWC RGB8 bytes (- for stdout)")
-	fabric := fabricFlag(fs, "auto", graphFabrics)
+	fab := fabricFlag(fs, "auto", graphFabrics)
 	if _, ok := positionals(fs, args, 0, func() bool { return *set != "" && *payload != "" && *out != "" }); !ok {
 		return 2
 	}
@@ -83,7 +84,7 @@ func runDecodeSynth(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err, stderr)
 	}
-	d, err := openDecoder(*fabric, stderr)
+	d, err := openDecoder(*fab, stderr)
 	if err != nil {
 		return fail(err, stderr)
 	}
@@ -123,7 +124,7 @@ func runDecodeWorld(args []string, stdout, stderr io.Writer) int {
 	rowsPath := fs.String("rows", "", "the action rows: a JSON array of rows of A plane values")
 	out := fs.String("out", "", "the directory for the frames")
 	raw := fs.String("raw", "", "also write every frame, concatenated, as HWC RGB8 bytes (- for stdout)")
-	fabric := fabricFlag(fs, "auto", graphFabrics)
+	fab := fabricFlag(fs, "auto", graphFabrics)
 	if _, ok := positionals(fs, args, 0, func() bool {
 		return *tPath != "" && *gsPath != "" && *z0Path != "" && *rowsPath != "" && *out != ""
 	}); !ok {
@@ -141,7 +142,7 @@ func runDecodeWorld(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err, stderr)
 	}
-	d, err := openDecoder(*fabric, stderr)
+	d, err := openDecoder(*fab, stderr)
 	if err != nil {
 		return fail(err, stderr)
 	}
@@ -196,7 +197,7 @@ func runDecodeJPEGAI(args []string, stdout, stderr io.Writer) int {
 	} {
 		paths[f.name] = fs.String(f.name, "", f.help)
 	}
-	fabric := fabricFlag(fs, "auto", graphFabrics)
+	fab := fabricFlag(fs, "auto", graphFabrics)
 	if _, ok := positionals(fs, args, 0, func() bool {
 		for _, p := range paths {
 			if *p == "" {
@@ -215,7 +216,7 @@ func runDecodeJPEGAI(args []string, stdout, stderr io.Writer) int {
 	if seg.GRFSY, seg.GRFSUV, err = decoder.ParseGRFS(in[6]); err != nil {
 		return fail(err, stderr)
 	}
-	d, err := openDecoder(*fabric, stderr)
+	d, err := openDecoder(*fab, stderr)
 	if err != nil {
 		return fail(err, stderr)
 	}

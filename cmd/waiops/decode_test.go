@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/waiops/waiops/drivers"
-	"github.com/waiops/waiops/gpu"
-	"github.com/waiops/waiops/plan"
+	"github.com/waiops/waiops/fabric"
+	"github.com/waiops/waiops/internal/gputest"
 )
 
 // TestDecodeSynthCommand decodes the one-layer set of drivers'
@@ -138,14 +138,10 @@ func TestDecodeJPEGAICommand(t *testing.T) {
 
 // TestDecodeFabricsAgree decodes the corpus's acc32 int_synth set on the
 // CPU, on the GL fabric and on the hybrid and requires the same bytes (§12). It skips
-// without a GL fabric unless gpu.Required.
+// without a GL fabric (gputest.Need).
 func TestDecodeFabricsAgree(t *testing.T) {
-	if _, err := plan.OpenGPU(); err != nil {
-		if gpu.Required() {
-			t.Fatalf("%s is set and the GL fabric cannot open: %v", gpu.RequireEnv, err)
-		}
-		t.Skipf("no GL fabric: %v", err)
-	}
+	_, err := fabric.OpenGPU()
+	gputest.Need(t, err)
 	set := corpusSet(t, "wai.neural.int_synth", `"acc32":true`)
 	tmp := t.TempDir()
 	payload := filepath.Join(tmp, "p")

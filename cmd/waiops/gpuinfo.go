@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/gpu"
-	"github.com/waiops/waiops/plan"
 )
 
 func init() {
@@ -27,7 +27,7 @@ func gpuInfoCmd(args []string, stdout, stderr io.Writer) int {
 	if _, ok := positionals(fs, args, 0, nil); !ok {
 		return 2
 	}
-	f, err := plan.OpenGPU()
+	f, err := fabric.OpenGPU()
 	if err != nil {
 		return fail(err, stderr)
 	}

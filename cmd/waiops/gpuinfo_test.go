@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/waiops/waiops/plan"
+	"github.com/waiops/waiops/fabric"
 )
 
 // TestGPUInfo: with a GL context, `waiops gpu info` prints one JSON object
@@ -15,7 +15,7 @@ import (
 func TestGPUInfo(t *testing.T) {
 	var so, se bytes.Buffer
 	rc := dispatch([]string{"gpu", "info"}, &so, &se)
-	f, err := plan.OpenGPU()
+	f, err := fabric.OpenGPU()
 	if err != nil {
 		if rc != 1 || so.Len() != 0 || !strings.HasPrefix(se.String(), "waiops: ") {
 			t.Fatalf("no GPU (%v): exit %d, stdout %q, stderr %q; want 1", err, rc, so.String(), se.String())

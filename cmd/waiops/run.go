@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/waiops/waiops/cjson"
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/plan"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
@@ -26,7 +27,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	setUsage(fs, "GRAPH.whg1 --inputs IN.json [--scalars 1,2] "+fabricUsage(graphFabrics))
 	inPath := fs.String("inputs", "", "JSON file: an array of data input tensors (one decode), or {\"decodes\":[{\"inputs\":[...],\"scalars\":[...]}]}")
 	scalarList := fs.String("scalars", "", "comma-separated scalar values for a single decode")
-	fabric := fabricFlag(fs, "auto", graphFabrics)
+	fab := fabricFlag(fs, "auto", graphFabrics)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
@@ -35,7 +36,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	choice, err := plan.ParseChoice(*fabric)
+	choice, err := fabric.ParseChoice(*fab)
 	if err != nil {
 		return fail(err, stderr)
 	}
@@ -51,7 +52,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(fmt.Errorf("%s: %v", *inPath, err), stderr)
 	}
-	sess, err := plan.NewSession(choice)
+	sess, err := plan.NewSession(fabric.Options{Fabric: choice})
 	if err != nil {
 		return fail(err, stderr)
 	}

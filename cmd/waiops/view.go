@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/waiops/waiops/decoder"
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/gpu"
-	"github.com/waiops/waiops/internal/devframe"
 )
 
 func init() {
@@ -42,46 +42,11 @@ func addViewFlags(fs *flag.FlagSet) viewFlags {
 
 const viewUsage = " [--scale N] [--frames N] [--save DIR] [--paused] "
 
-// shown is a frame to show: on the host, or left on the GL device by the
-// fabric that decoded it (dev).
-type shown struct {
-	host *decoder.Frame
-	dev  *decoder.DeviceFrame
-}
-
-func (s shown) size() (w, h int) {
-	if s.dev != nil {
-		return s.dev.Width(), s.dev.Height()
-	}
-	return s.host.Width(), s.host.Height()
-}
-
-// show puts the frame in the window: a device frame straight from its
-// buffer, a host frame through host memory.
-func (s shown) show(win *gpu.Window, scale int) error {
-	if s.dev != nil {
-		return win.ShowFrame(devframe.Of(s.dev), scale)
-	}
-	return win.ShowRGB(s.host.RGB(), s.host.Width(), s.host.Height(), scale)
-}
-
-// png encodes the frame, reading a device frame back first.
-func (s shown) png() ([]byte, error) {
-	f := s.host
-	if s.dev != nil {
-		var err error
-		if f, err = s.dev.Frame(); err != nil {
-			return nil, err
-		}
-	}
-	return f.PNG()
-}
-
 // viewSource gives the frames a view shows: next is the next frame as
 // playback decodes it, step moves one action row forward (+1) or back (−1).
 type viewSource interface {
-	next() (shown, error)
-	step(dir int) (shown, error)
+	next() (*decoder.Frame, error)
+	step(dir int) (*decoder.Frame, error)
 }
 
 // synthSource decodes one payload again for every frame: a live decode.
@@ -91,29 +56,26 @@ type synthSource struct {
 	s       *decoder.Synth
 	payload []byte
 	device  bool
-	cur     shown
+	cur     *decoder.Frame
 }
 
-func (v *synthSource) next() (shown, error) {
+func (v *synthSource) next() (*decoder.Frame, error) {
+	decode := v.s.Decode
 	if v.device {
-		f, err := v.s.DecodeOnDevice(v.payload)
-		if err != nil {
-			return shown{}, err
-		}
-		if v.cur.dev != nil {
-			v.cur.dev.Close()
-		}
-		v.cur = shown{dev: f}
-		return v.cur, nil
+		decode = v.s.DecodeOnDevice
 	}
-	f, err := v.s.Decode(v.payload)
-	if err == nil {
-		v.cur = shown{host: f}
+	f, err := decode(v.payload)
+	if err != nil {
+		return v.cur, err
 	}
-	return v.cur, err
+	if v.cur != nil {
+		v.cur.Close() // a device frame's memory; nothing for a host one
+	}
+	v.cur = f
+	return f, nil
 }
 
-func (v *synthSource) step(int) (shown, error) { return v.cur, nil }
+func (v *synthSource) step(int) (*decoder.Frame, error) { return v.cur, nil }
 
 // worldSource plays a clip row by row and starts it again from z0 after
 // the last row. The frames of the clip so far are kept, so that ← goes
@@ -127,26 +89,26 @@ type worldSource struct {
 	at   int              // the frame shown
 }
 
-func (v *worldSource) start() (shown, error) {
+func (v *worldSource) start() (*decoder.Frame, error) {
 	z0, err := decoder.ParseLatent(v.z0)
 	if err != nil {
-		return shown{}, err
+		return nil, err
 	}
 	if v.clip, err = v.w.Start(z0); err != nil {
-		return shown{}, err
+		return nil, err
 	}
 	v.seen, v.at = []*decoder.Frame{v.clip.Frame()}, 0
-	return shown{host: v.seen[0]}, nil
+	return v.seen[0], nil
 }
 
-func (v *worldSource) next() (shown, error) {
+func (v *worldSource) next() (*decoder.Frame, error) {
 	if v.clip == nil || v.at == len(v.rows) {
 		return v.start()
 	}
 	return v.step(1)
 }
 
-func (v *worldSource) step(dir int) (shown, error) {
+func (v *worldSource) step(dir int) (*decoder.Frame, error) {
 	switch {
 	case dir < 0:
 		v.at = max(v.at-1, 0)
@@ -155,12 +117,12 @@ func (v *worldSource) step(dir int) (shown, error) {
 	case v.at < len(v.rows):
 		f, err := v.clip.Step(v.rows[v.at])
 		if err != nil {
-			return shown{}, err
+			return nil, err
 		}
 		v.seen = append(v.seen, f)
 		v.at++
 	}
-	return shown{host: v.seen[v.at]}, nil
+	return v.seen[v.at], nil
 }
 
 // runViewSynth is `waiops view int_synth --set int_synth.json --payload P
@@ -190,7 +152,7 @@ func runViewSynth(args []string, stdout, stderr io.Writer) int {
 	// On the GL fabric the frames stay on the device (rgba8 layout, then
 	// the texture upload from that buffer); elsewhere they come through
 	// the host.
-	src := &synthSource{s: s, payload: in[1], device: s.Fabric() == decoder.GPU}
+	src := &synthSource{s: s, payload: in[1], device: s.Fabric() == fabric.GPU}
 	return view(src, "int_synth", string(s.Fabric()), vf, stdout, stderr)
 }
 
@@ -248,7 +210,7 @@ func view(src viewSource, kind, fabric string, vf viewFlags, stdout, stderr io.W
 		return fail(err, stderr)
 	}
 	fmt.Fprintln(stderr, "fabric:", fabric)
-	fw, fh := frame.size()
+	fw, fh := frame.Width(), frame.Height()
 	scale := *vf.scale
 	if scale == 0 {
 		scale = autoScale(fw, fh)
@@ -275,7 +237,7 @@ func view(src viewSource, kind, fabric string, vf viewFlags, stdout, stderr io.W
 	paused, saved := *vf.paused, 0
 	mark, markN := time.Now(), decoded // the title's fps window
 	for {
-		if err := frame.show(win, scale); err != nil {
+		if err := frame.Show(win, scale); err != nil {
 			return fail(err, stderr)
 		}
 		keys, closing, err := win.Events()
@@ -299,7 +261,7 @@ func view(src viewSource, kind, fabric string, vf viewFlags, stdout, stderr io.W
 					return fail(err, stderr)
 				}
 			case gpu.KeyS:
-				p, err := frame.png()
+				p, err := frame.PNG()
 				if err == nil {
 					path := filepath.Join(*vf.save, fmt.Sprintf("view_%04d.png", saved))
 					if err = os.WriteFile(path, p, 0o644); err == nil {
@@ -329,7 +291,7 @@ func view(src viewSource, kind, fabric string, vf viewFlags, stdout, stderr io.W
 		}
 	}
 	path := "host" // how frames reached the window
-	if frame.dev != nil {
+	if frame.OnDevice() {
 		path = "device"
 	}
 	el := time.Since(t0)

@@ -12,36 +12,28 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waiops/waiops/drivers"
 	"github.com/waiops/waiops/gpu"
+	"github.com/waiops/waiops/internal/gputest"
+	"github.com/waiops/waiops/internal/setcorpus"
 )
 
 // The viewer's tests drive the built command as a person would: a window
 // on the X display, a screenshot of it (xwd), keys pressed through the X
-// server (xdotool). Without a display or those tools they skip, unless
-// gpu.Required(), where they fail.
+// server (xdotool). Without a display or those tools they skip, or fail
+// where a GPU is required (gputest.Need).
 
 // viewer builds the command once and checks the display and the tools.
 func viewer(t *testing.T) string {
 	t.Helper()
-	need := func(err error) {
-		if err == nil {
-			return
-		}
-		if gpu.Required() {
-			t.Fatalf("%s is set: %v", gpu.RequireEnv, err)
-		}
-		t.Skip(err)
-	}
 	if os.Getenv("DISPLAY") == "" {
-		need(fmt.Errorf("no DISPLAY for the viewer's window (start Xvfb, see scripts/setup.sh)"))
+		gputest.Need(t, fmt.Errorf("no DISPLAY for the viewer's window (start Xvfb, see scripts/setup.sh)"))
 	}
 	if _, err := gpu.Open(); err != nil { // a build without cgo, or no GL 4.3
-		need(fmt.Errorf("no GL context for the viewer's window: %v", err))
+		gputest.Need(t, fmt.Errorf("no GL context for the viewer's window: %v", err))
 	}
 	for _, tool := range []string{"xwd", "xdotool"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			need(fmt.Errorf("%s is missing (scripts/setup.sh installs it): %v", tool, err))
+			gputest.Need(t, fmt.Errorf("%s is missing (scripts/setup.sh installs it): %v", tool, err))
 		}
 	}
 	return builtCommand(t)
@@ -284,7 +276,7 @@ func TestViewKeys(t *testing.T) {
 	}
 
 	// A world clip: the corpus's pair on a 16×16 latent, two rows.
-	tb, gb := drivers.SampleWorld()
+	tb, gb := setcorpus.SampleWorld()
 	files := map[string][]byte{"T.whm": tb, "g_s.whm": gb, "rows.json": []byte("[[1, 0, 0], [0, -2, 0]]")}
 	var z strings.Builder
 	z.WriteString(`{"shape": [2, 16, 16], "data": [`)

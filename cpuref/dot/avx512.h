@@ -1,11 +1,10 @@
 // Macros of the AVX-512 kernels (avx512_amd64.s). Each kernel's body is
-// one of that file's bodies (MAC16, MAC16X2, PEAK), expanded once per
-// instruction set with three names defined for it:
+// that file's MAC16 body, expanded once per instruction set with two names
+// defined for it:
 //
 //	XS                      the bytes an offset counts: 2 for int16, 1 for u8
 //	MAC(src, w, tmp, acc)   acc's int32 lanes += the products of memory src
 //	                        and the tap's weights w, summed by lane
-//	MACR(src, w, tmp, acc)  the same with src a register
 //
 // avx512bw defines MAC as vpmaddwd into tmp then vpaddd; avx512vnni as one
 // vpdpwssd (int16 pairs) or a load into tmp and one vpdpbusd (u8 quads).

@@ -3,9 +3,9 @@
 #include "textflag.h"
 #include "avx512.h"
 
-// The AVX-512 kernels on zmm registers: Mac16 and Mac16x2 (dot.go) with
+// The AVX-512 kernels on zmm registers: Mac16 (dot.go) with
 // vpmaddwd + vpaddd (avx512bw) and with vpdpwssd (avx512vnni), and Mac8
-// and Mac8x2 with vpdpbusd (avx512vnni). avx512.h has the macros each
+// with vpdpbusd (avx512vnni). avx512.h has the macros each
 // body is built from and what keeps a lane exact.
 //
 // Registers of the Mac16 kernels, as in mac16AVX2 (mac16_amd64.s):
@@ -20,12 +20,6 @@
 //	Z5–Z8  vpmaddwd results (avx512bw), the input's bytes (Mac8)
 //	Z9, Z10  widened lanes
 //
-// The Mac16x2 kernels add R12 (acc1), hold row 0's lanes in Z0–Z3 and
-// row 1's in Z4–Z7 (in blocks under 64 columns, set A's in Z0, Z1, Z4,
-// Z5 and set B's in Z2, Z3, Z6, Z7), the tap's operand pairs in Z8, Z11,
-// Z12, Z13, w[2k] and w[2k+1] broadcast in Z14 and Z15 (tap k + 1's in
-// Z20 and Z21), vpmaddwd results in Z16–Z19, and k + 2 in R13.
-
 // The T64, T32, T16 and T8 macros add one tap, at o bytes past tap k's
 // entries of off and w, into one accumulator set: its weights broadcast
 // into bc and MAC'd with the 64, 32, 16 or 8 columns' operands.
@@ -208,254 +202,10 @@ done:; \
 	VZEROUPPER; \
 	RET
 
-// X32, X16 and X8 add one tap, at o4 bytes past tap k's entry of off and
-// o8 past its pair of w, into one set of both rows' lanes: the operands
-// loaded into s0 (and s1), the two weight words broadcast into b0 and b1.
-#define X32(o4, o8, o8b, b0, b1, s0, s1, a0, a1, a4, a5) \
-	MOVLQSX      o4(R8)(BX*4), AX; \
-	VPBROADCASTD o8(R9)(BX*8), b0; \
-	VPBROADCASTD o8b(R9)(BX*8), b1; \
-	VMOVDQU64    (SI)(AX*XS), s0; \
-	VMOVDQU64    64(SI)(AX*XS), s1; \
-	MACR(s0, b0, Z16, a0); \
-	MACR(s0, b1, Z17, a4); \
-	MACR(s1, b0, Z18, a1); \
-	MACR(s1, b1, Z19, a5)
-
-#define X16(o4, o8, o8b, b0, b1, s0, a0, a4) \
-	MOVLQSX      o4(R8)(BX*4), AX; \
-	VPBROADCASTD o8(R9)(BX*8), b0; \
-	VPBROADCASTD o8b(R9)(BX*8), b1; \
-	VMOVDQU64    (SI)(AX*XS), s0; \
-	MACR(s0, b0, Z16, a0); \
-	MACR(s0, b1, Z17, a4)
-
-#define X8(o4, o8, o8b, b0, b1, s0, a0, a4) \
-	MOVLQSX      o4(R8)(BX*4), AX; \
-	VPBROADCASTD o8(R9)(BX*8), b0; \
-	VPBROADCASTD o8b(R9)(BX*8), b1; \
-	VMOVDQU      (SI)(AX*XS), s0; \
-	MACR(s0, b0, Y16, a0); \
-	MACR(s0, b1, Y17, a4)
-
-// PAIR jumps to rest unless two taps from k remain in the chunk
-// (k + 2 ≤ DX), leaving k + 2 in R13.
-#define PAIR(rest) \
-	LEAQ 2(BX), R13; \
-	CMPQ R13, DX; \
-	JGT  rest
-
-// MAC16X2 is the body of a Mac16x2 kernel after its arguments are loaded.
-// Its 64-column blocks hold eight independent chains (four registers a
-// row); the narrower blocks take the taps two at a time into two sets,
-// A (row 0 in Z0, Z1; row 1 in Z4, Z5) and B (Z2, Z3; Z6, Z7), added
-// into A at the chunk's end, exact as MAC16's sets are.
-#define MAC16X2 \
-b64:; \
-	CMPQ CX, $64; \
-	JLT  b32; \
-	XORQ BX, BX; \
-c64:; \
-	CHUNK_END(n64); \
-	VPXORD Z0, Z0, Z0; \
-	VPXORD Z1, Z1, Z1; \
-	VPXORD Z2, Z2, Z2; \
-	VPXORD Z3, Z3, Z3; \
-	VPXORD Z4, Z4, Z4; \
-	VPXORD Z5, Z5, Z5; \
-	VPXORD Z6, Z6, Z6; \
-	VPXORD Z7, Z7, Z7; \
-t64:; \
-	MOVLQSX      (R8)(BX*4), AX; \
-	VPBROADCASTD (R9)(BX*8), Z14; \
-	VPBROADCASTD 4(R9)(BX*8), Z15; \
-	VMOVDQU64    (SI)(AX*XS), Z8; \
-	VMOVDQU64    64(SI)(AX*XS), Z11; \
-	VMOVDQU64    128(SI)(AX*XS), Z12; \
-	VMOVDQU64    192(SI)(AX*XS), Z13; \
-	MACR(Z8, Z14, Z16, Z0); \
-	MACR(Z8, Z15, Z17, Z4); \
-	MACR(Z11, Z14, Z16, Z1); \
-	MACR(Z11, Z15, Z17, Z5); \
-	MACR(Z12, Z14, Z16, Z2); \
-	MACR(Z12, Z15, Z17, Z6); \
-	MACR(Z13, Z14, Z16, Z3); \
-	MACR(Z13, Z15, Z17, Z7); \
-	INCQ BX; \
-	CMPQ BX, DX; \
-	JLT  t64; \
-	WIDEN16(Z0, Y0, 0, DI); \
-	WIDEN16(Z1, Y1, 128, DI); \
-	WIDEN16(Z2, Y2, 256, DI); \
-	WIDEN16(Z3, Y3, 384, DI); \
-	WIDEN16(Z4, Y4, 0, R12); \
-	WIDEN16(Z5, Y5, 128, R12); \
-	WIDEN16(Z6, Y6, 256, R12); \
-	WIDEN16(Z7, Y7, 384, R12); \
-	JMP c64; \
-n64:; \
-	ADDQ $512, DI; \
-	ADDQ $512, R12; \
-	ADDQ $256, SI; \
-	SUBQ $64, CX; \
-	JMP  b64; \
-b32:; \
-	CMPQ CX, $32; \
-	JLT  b16; \
-	XORQ BX, BX; \
-c32:; \
-	CHUNK_END(n32); \
-	VPXORD Z0, Z0, Z0; VPXORD Z1, Z1, Z1; VPXORD Z4, Z4, Z4; VPXORD Z5, Z5, Z5; \
-	VPXORD Z2, Z2, Z2; VPXORD Z3, Z3, Z3; VPXORD Z6, Z6, Z6; VPXORD Z7, Z7, Z7; \
-q32:; \
-	PAIR(s32); \
-	X32(0, 0, 4, Z14, Z15, Z8, Z11, Z0, Z1, Z4, Z5); \
-	X32(4, 8, 12, Z20, Z21, Z12, Z13, Z2, Z3, Z6, Z7); \
-	MOVQ R13, BX; \
-	JMP  q32; \
-s32:; \
-	CMPQ BX, DX; \
-	JGE  f32; \
-	X32(0, 0, 4, Z14, Z15, Z8, Z11, Z0, Z1, Z4, Z5); \
-	INCQ BX; \
-	JMP  s32; \
-f32:; \
-	VPADDD Z2, Z0, Z0; VPADDD Z3, Z1, Z1; VPADDD Z6, Z4, Z4; VPADDD Z7, Z5, Z5; \
-	WIDEN16(Z0, Y0, 0, DI); \
-	WIDEN16(Z1, Y1, 128, DI); \
-	WIDEN16(Z4, Y4, 0, R12); \
-	WIDEN16(Z5, Y5, 128, R12); \
-	JMP c32; \
-n32:; \
-	ADDQ $256, DI; \
-	ADDQ $256, R12; \
-	ADDQ $128, SI; \
-	SUBQ $32, CX; \
-	JMP  b32; \
-b16:; \
-	CMPQ CX, $16; \
-	JLT  b8; \
-	XORQ BX, BX; \
-c16:; \
-	CHUNK_END(n16); \
-	VPXORD Z0, Z0, Z0; VPXORD Z4, Z4, Z4; VPXORD Z2, Z2, Z2; VPXORD Z6, Z6, Z6; \
-q16:; \
-	PAIR(s16); \
-	X16(0, 0, 4, Z14, Z15, Z8, Z0, Z4); \
-	X16(4, 8, 12, Z20, Z21, Z12, Z2, Z6); \
-	MOVQ R13, BX; \
-	JMP  q16; \
-s16:; \
-	CMPQ BX, DX; \
-	JGE  f16; \
-	X16(0, 0, 4, Z14, Z15, Z8, Z0, Z4); \
-	INCQ BX; \
-	JMP  s16; \
-f16:; \
-	VPADDD Z2, Z0, Z0; VPADDD Z6, Z4, Z4; \
-	WIDEN16(Z0, Y0, 0, DI); \
-	WIDEN16(Z4, Y4, 0, R12); \
-	JMP c16; \
-n16:; \
-	ADDQ $128, DI; \
-	ADDQ $128, R12; \
-	ADDQ $64, SI; \
-	SUBQ $16, CX; \
-	JMP  b16; \
-b8:; \
-	CMPQ CX, $8; \
-	JLT  done; \
-	XORQ BX, BX; \
-c8:; \
-	CHUNK_END(n8); \
-	VPXORD Y0, Y0, Y0; VPXORD Y4, Y4, Y4; VPXORD Y2, Y2, Y2; VPXORD Y6, Y6, Y6; \
-q8:; \
-	PAIR(s8); \
-	X8(0, 0, 4, Y14, Y15, Y8, Y0, Y4); \
-	X8(4, 8, 12, Y20, Y21, Y12, Y2, Y6); \
-	MOVQ R13, BX; \
-	JMP  q8; \
-s8:; \
-	CMPQ BX, DX; \
-	JGE  f8; \
-	X8(0, 0, 4, Y14, Y15, Y8, Y0, Y4); \
-	INCQ BX; \
-	JMP  s8; \
-f8:; \
-	VPADDD Y2, Y0, Y0; VPADDD Y6, Y4, Y4; \
-	WIDEN8(Y0, X0, DI); \
-	WIDEN8(Y4, X4, R12); \
-	JMP c8; \
-n8:; \
-	ADDQ $64, DI; \
-	ADDQ $64, R12; \
-	ADDQ $32, SI; \
-	SUBQ $8, CX; \
-	JMP  b8; \
-done:; \
-	CLEAN; \
-	VZEROUPPER; \
-	RET
-
-// PEAK is the body of a peak loop after CX holds its rounds: MAC on
-// registers, 4 zmm of 32 products a round (PeakRound), four rounds an
-// iteration over 16 independent accumulators (Z0–Z7, Z16–Z23), then the
-// rounds left one at a time. Sixteen chains, not eight: with two ports
-// for 512-bit multiply-adds and a latency of several cycles, eight chains
-// leave the ports idle part of the time (Mac16x2 outran an eight-chain
-// loop), so the loop would understate the machine.
-#define PEAK \
-	VPTERNLOGD $0xff, Z8, Z8, Z8; \
-	VPSRLW     $15, Z8, Z8; \
-	VMOVDQU64  Z8, Z9; \
-	VPXORD Z0, Z0, Z0; VPXORD Z1, Z1, Z1; VPXORD Z2, Z2, Z2; VPXORD Z3, Z3, Z3; \
-	VPXORD Z4, Z4, Z4; VPXORD Z5, Z5, Z5; VPXORD Z6, Z6, Z6; VPXORD Z7, Z7, Z7; \
-	VPXORD Z16, Z16, Z16; VPXORD Z17, Z17, Z17; VPXORD Z18, Z18, Z18; VPXORD Z19, Z19, Z19; \
-	VPXORD Z20, Z20, Z20; VPXORD Z21, Z21, Z21; VPXORD Z22, Z22, Z22; VPXORD Z23, Z23, Z23; \
-	MOVQ CX, DX; \
-	SHRQ $2, CX; \
-round:; \
-	TESTQ CX, CX; \
-	JZ    rest; \
-	MACR(Z8, Z9, Z10, Z0); \
-	MACR(Z8, Z9, Z11, Z1); \
-	MACR(Z8, Z9, Z12, Z2); \
-	MACR(Z8, Z9, Z13, Z3); \
-	MACR(Z8, Z9, Z10, Z4); \
-	MACR(Z8, Z9, Z11, Z5); \
-	MACR(Z8, Z9, Z12, Z6); \
-	MACR(Z8, Z9, Z13, Z7); \
-	MACR(Z8, Z9, Z10, Z16); \
-	MACR(Z8, Z9, Z11, Z17); \
-	MACR(Z8, Z9, Z12, Z18); \
-	MACR(Z8, Z9, Z13, Z19); \
-	MACR(Z8, Z9, Z10, Z20); \
-	MACR(Z8, Z9, Z11, Z21); \
-	MACR(Z8, Z9, Z12, Z22); \
-	MACR(Z8, Z9, Z13, Z23); \
-	DECQ CX; \
-	JMP  round; \
-rest:; \
-	ANDQ $3, DX; \
-one:; \
-	TESTQ DX, DX; \
-	JZ    peakdone; \
-	MACR(Z8, Z9, Z10, Z0); \
-	MACR(Z8, Z9, Z11, Z1); \
-	MACR(Z8, Z9, Z12, Z2); \
-	MACR(Z8, Z9, Z13, Z3); \
-	DECQ DX; \
-	JMP  one; \
-peakdone:; \
-	CLEAN; \
-	VZEROUPPER; \
-	RET
-
 // avx512bw: vpmaddwd into tmp, then vpaddd into the lane; offsets count
 // int16s.
 #define XS 2
 #define MAC(src, w, tmp, acc) VPMADDWD src, w, tmp; VPADDD tmp, acc, acc
-#define MACR MAC
 
 // func mac16AVX512BW(acc *int64, n int, x *int16, off *int32, w *uint32, taps, chunk int)
 TEXT ·mac16AVX512BW(SB), NOSPLIT, $0-56
@@ -468,30 +218,11 @@ TEXT ·mac16AVX512BW(SB), NOSPLIT, $0-56
 	MOVQ chunk+48(FP), R11
 	MAC16
 
-// func mac16x2AVX512BW(acc0, acc1 *int64, n int, x *int16, off *int32, w *uint32, taps, chunk int)
-TEXT ·mac16x2AVX512BW(SB), NOSPLIT, $0-64
-	MOVQ acc0+0(FP), DI
-	MOVQ acc1+8(FP), R12
-	MOVQ n+16(FP), CX
-	MOVQ x+24(FP), SI
-	MOVQ off+32(FP), R8
-	MOVQ w+40(FP), R9
-	MOVQ taps+48(FP), R10
-	MOVQ chunk+56(FP), R11
-	MAC16X2
-
-// func peakAVX512BW(n int)
-TEXT ·peakAVX512BW(SB), NOSPLIT, $0-8
-	MOVQ n+0(FP), CX
-	PEAK
-
 #undef MAC
-#undef MACR
 
 // avx512vnni, int16 pairs: one vpdpwssd, the pair sum added into the lane
 // in place.
 #define MAC(src, w, tmp, acc) VPDPWSSD src, w, acc
-#define MACR MAC
 
 // func mac16AVX512VNNI(acc *int64, n int, x *int16, off *int32, w *uint32, taps, chunk int)
 TEXT ·mac16AVX512VNNI(SB), NOSPLIT, $0-56
@@ -504,26 +235,8 @@ TEXT ·mac16AVX512VNNI(SB), NOSPLIT, $0-56
 	MOVQ chunk+48(FP), R11
 	MAC16
 
-// func mac16x2AVX512VNNI(acc0, acc1 *int64, n int, x *int16, off *int32, w *uint32, taps, chunk int)
-TEXT ·mac16x2AVX512VNNI(SB), NOSPLIT, $0-64
-	MOVQ acc0+0(FP), DI
-	MOVQ acc1+8(FP), R12
-	MOVQ n+16(FP), CX
-	MOVQ x+24(FP), SI
-	MOVQ off+32(FP), R8
-	MOVQ w+40(FP), R9
-	MOVQ taps+48(FP), R10
-	MOVQ chunk+56(FP), R11
-	MAC16X2
-
-// func peakAVX512VNNI(n int)
-TEXT ·peakAVX512VNNI(SB), NOSPLIT, $0-8
-	MOVQ n+0(FP), CX
-	PEAK
-
 #undef XS
 #undef MAC
-#undef MACR
 
 // avx512vnni, u8 quads (Mac8): vpdpbusd takes its unsigned bytes from a
 // register and its signed ones from the other source, so the input's
@@ -531,7 +244,6 @@ TEXT ·peakAVX512VNNI(SB), NOSPLIT, $0-8
 // signed operand; offsets count bytes.
 #define XS 1
 #define MAC(src, w, tmp, acc) VMOVDQU64 src, tmp; VPDPBUSD w, tmp, acc
-#define MACR(src, w, tmp, acc) VPDPBUSD w, src, acc
 
 // func mac8AVX512VNNI(acc *int64, n int, x *uint8, off *int32, w *uint32, taps, chunk int)
 TEXT ·mac8AVX512VNNI(SB), NOSPLIT, $0-56
@@ -544,19 +256,3 @@ TEXT ·mac8AVX512VNNI(SB), NOSPLIT, $0-56
 	MOVQ chunk+48(FP), R11
 	MAC16
 
-// func mac8x2AVX512VNNI(acc0, acc1 *int64, n int, x *uint8, off *int32, w *uint32, taps, chunk int)
-TEXT ·mac8x2AVX512VNNI(SB), NOSPLIT, $0-64
-	MOVQ acc0+0(FP), DI
-	MOVQ acc1+8(FP), R12
-	MOVQ n+16(FP), CX
-	MOVQ x+24(FP), SI
-	MOVQ off+32(FP), R8
-	MOVQ w+40(FP), R9
-	MOVQ taps+48(FP), R10
-	MOVQ chunk+56(FP), R11
-	MAC16X2
-
-// func peak8AVX512VNNI(n int)
-TEXT ·peak8AVX512VNNI(SB), NOSPLIT, $0-8
-	MOVQ n+0(FP), CX
-	PEAK

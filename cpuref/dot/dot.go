@@ -4,15 +4,18 @@
 // allows (integer-operators §6, "Chunked 32-bit partial sums" and
 // "Dot-product instructions").
 //
-// There is one Go signature per kernel (Mac16, Mac16x2) and one
-// implementation per instruction set: pure Go (mac16_generic.go) and, on
-// amd64, AVX2 vpmaddwd + vpaddd on ymm (mac16_amd64.s), AVX-512BW
-// vpmaddwd + vpaddd on zmm and AVX-512 VNNI vpdpwssd on zmm
-// (mac16_avx512_amd64.s, one body in mac16_avx512.h for both). A
-// dispatcher picks the widest one golang.org/x/sys/cpu reports once, at
-// package init; the purego build tag forces the pure-Go kernel.
+// There is one Go signature per kernel (Mac16, Mac8: one weight row;
+// Tile16, Tile8: TileRows rows at once, tile.go) and one implementation
+// per instruction set: pure Go (mac16_generic.go, mac8_generic.go) and, on
+// amd64, AVX2 vpmaddwd + vpaddd on ymm, AVX-512BW vpmaddwd + vpaddd on
+// zmm, AVX-512 VNNI vpdpwssd on zmm and, for Mac8 and Tile8, vpdpbusd.
+// Mac16 and Mac8 are hand-written (mac16_amd64.s, avx512_amd64.s); the
+// tile kernels and the peak loops are generated with avo by _gen
+// (kern_amd64.s). A dispatcher picks the widest implementation
+// golang.org/x/sys/cpu reports once, at package init; the purego build tag
+// forces the pure-Go kernels.
 //
-// It also holds the rq epilogue's 64-bit form (RQRow, RQRowStrided: §5.1
+// It also holds the rq epilogue's 64-bit form (RQRowStrided: §5.1
 // with §6's rq.p in 64 bits), pure Go and AVX-512 (vpmullq, AVX512DQ; AVX2
 // has no 64-bit multiply and takes the pure loop), dispatched the same way.
 //
@@ -32,17 +35,22 @@ type Impl struct {
 	Name string
 	// mac16 has the contract of the package's Mac16, with its checks done.
 	mac16 func(acc []int64, x []int16, off []int32, w []uint32, chunk int)
-	// mac16x2 has the contract of Mac16x2, with its checks done.
-	mac16x2 func(acc0, acc1 []int64, x []int16, off []int32, w []uint32, chunk int)
 	// peak runs n rounds of PeakRound products of the instruction mac16
 	// is built on, on registers: the benchmarks' measure of the machine.
 	peak func(n int)
-	// mac8, mac8x2 and peak8 are the same for Mac8 and Mac8x2 (a peak8
+	// mac8 and peak8 are the same for Mac8 (a peak8
 	// round forms 2·PeakRound u8 × s8 products), nil where the set has no
 	// exact u8 × s8 instruction.
-	mac8   func(acc []int64, x []uint8, off []int32, w []uint32, chunk int)
-	mac8x2 func(acc0, acc1 []int64, x []uint8, off []int32, w []uint32, chunk int)
-	peak8  func(n int)
+	mac8  func(acc []int64, x []uint8, off []int32, w []uint32, chunk int)
+	peak8 func(n int)
+	// tile16 and tile8 have the contracts of Tile16 and Tile8 (tile.go),
+	// with their checks done; tile8 is nil where mac8 is.
+	tile16 func(acc []int64, ld, n int, x []int16, off []int32, w []uint32, chunk int)
+	tile8  func(acc []int64, ld, n int, x []uint8, off []int32, w []uint32, chunk int)
+	// tile16RQ and tile8RQ are Tile16RQ's and Tile8RQ's loops (tile.go),
+	// fused or composed; tile8RQ is nil where mac8 is.
+	tile16RQ tileRQ[int16]
+	tile8RQ  tileRQ[uint8]
 	// rq is RQRowStrided's loop, with its constants formed (rqGeneric's
 	// contract); nil where the set has no 64-bit multiply.
 	rq func(dst []int64, stride int, src []int64, pre, mult, add, post int64, s uint, even, lo, hi int64) bool
@@ -55,31 +63,19 @@ type Impl struct {
 	pair8   func(dst []int16, a, b []int8)
 }
 
-// PeakRound is the number of 16-bit products one round of a peak loop forms.
-const PeakRound = 128
+// PeakRound is the number of 16-bit products one round of a peak loop forms:
+// 16 zmm multiply-adds of 32 products (16 independent sums, enough to keep
+// both 512-bit multiply-add ports of a Zen 5 or Ice Lake core busy through
+// vpdpwssd's latency), or 32 ymm ones of 16 for avx2.
+const PeakRound = 512
+
+//go:generate sh -c "cd _gen && go run . -out ../kern_amd64.s -stubs ../kern_amd64.go -pkg dot"
 
 // generic is the pure-Go implementation, present in every build.
 var generic = Impl{
 	Name: "purego", peak: peakGeneric, rq: rqGeneric, narrow8: narrow8Generic, widen8: widen8Generic, extent8: extent8Generic,
-	pair8: pair8Generic,
-	mac16: mac16Generic, mac16x2: func(acc0, acc1 []int64, x []int16, off []int32, w []uint32, chunk int) {
-		rows2(mac16Generic, acc0, acc1, x, off, w, chunk)
-	},
-	mac8: mac8Generic, mac8x2: func(acc0, acc1 []int64, x []uint8, off []int32, w []uint32, chunk int) {
-		rows2(mac8Generic, acc0, acc1, x, off, w, chunk)
-	},
-}
-
-// rows2 runs a one-row pure-Go kernel on each of the two weight rows w
-// interleaves (Mac16x2, Mac8x2).
-func rows2[E int16 | uint8](mac func([]int64, []E, []int32, []uint32, int), acc0, acc1 []int64, x []E, off []int32, w []uint32, chunk int) {
-	row := make([]uint32, len(off))
-	for r, acc := range [2][]int64{acc0, acc1} {
-		for k := range row {
-			row[k] = w[2*k+r]
-		}
-		mac(acc, x, off, row, chunk)
-	}
+	pair8: pair8Generic, tile16: tileGeneric(mac16Generic), tile8: tileGeneric(mac8Generic),
+	mac16: mac16Generic, mac8: mac8Generic,
 }
 
 // impls lists the implementations this build has and this machine runs,
@@ -87,12 +83,27 @@ func rows2[E int16 | uint8](mac func([]int64, []E, []int32, []uint32, int), acc0
 // picked, best8 the last with a Mac8 kernel, bestRQ the last with an
 // rq loop and bestWide the last with the loops of narrow.go.
 var (
-	impls    = append([]Impl{generic}, native()...)
+	impls    = withTileRQ(append([]Impl{generic}, native()...))
 	best     = impls[len(impls)-1]
 	best8    = last(impls, func(im Impl) bool { return im.mac8 != nil })
 	bestRQ   = last(impls, func(im Impl) bool { return im.rq != nil })
 	bestWide = last(impls, func(im Impl) bool { return im.narrow8 != nil })
 )
+
+// withTileRQ gives each implementation of l without a fused Tile16RQ
+// (Tile8RQ) one composed of its own loops.
+func withTileRQ(l []Impl) []Impl {
+	for i := range l {
+		im := &l[i]
+		if im.tile16RQ == nil {
+			im.tile16RQ = composeRQ(im.tile16, im.rq, im.narrow8)
+		}
+		if im.tile8RQ == nil && im.tile8 != nil {
+			im.tile8RQ = composeRQ(im.tile8, im.rq, im.narrow8)
+		}
+	}
+	return l
+}
 
 // last is the last of l that has, which the pure one has.
 func last(l []Impl, has func(Impl) bool) Impl {
@@ -119,7 +130,7 @@ func Selected() string { return best.Name }
 // Selected8 is the name of the implementation Mac8 runs.
 func Selected8() string { return best8.Name }
 
-// SelectedRQ is the name of the implementation RQRow runs.
+// SelectedRQ is the name of the implementation RQRowStrided runs.
 func SelectedRQ() string { return bestRQ.Name }
 
 // Accelerated reports whether Mac16 runs an instruction-set kernel rather
@@ -191,25 +202,6 @@ func Mac16(acc []int64, x []int16, taps *Taps, w []uint32, chunk int) bool {
 	return true
 }
 
-// Mac16x2 is Mac16 for two weight rows over the same taps, which is two
-// output channels of one group: w holds them interleaved, w[2k] the tap's
-// pair for acc0 and w[2k+1] for acc1, and each row's columns get the sums
-// Mac16 would give them. Reading each operand once for two rows is what
-// makes it faster than two Mac16 calls. It returns false, and changes
-// nothing, when the arguments do not fit, as Mac16 does, or when acc0 and
-// acc1 differ in length.
-func Mac16x2(acc0, acc1 []int64, x []int16, taps *Taps, w []uint32, chunk int) bool {
-	if taps.unit != 2 || len(acc0)%Block != 0 || len(acc1) != len(acc0) || len(w) != 2*len(taps.off) || chunk < 1 ||
-		(len(w) > 0 && taps.maxOff+2*len(acc0) > len(x)) {
-		return false
-	}
-	if len(acc0) == 0 || len(w) == 0 {
-		return true
-	}
-	best.mac16x2(acc0, acc1, x, taps.off, w, chunk)
-	return true
-}
-
 // Quad is a tap's four 8-bit weights, w0 in the low byte, as Mac8 reads
 // them.
 func Quad(w0, w1, w2, w3 int8) uint32 {
@@ -237,20 +229,6 @@ func Mac8(acc []int64, x []uint8, taps *Taps, w []uint32, chunk int) bool {
 		return true
 	}
 	best8.mac8(acc, x, taps.off, w, chunk)
-	return true
-}
-
-// Mac8x2 is Mac8 for two weight rows over the same taps, interleaved in w
-// as Mac16x2's are.
-func Mac8x2(acc0, acc1 []int64, x []uint8, taps *Taps, w []uint32, chunk int) bool {
-	if taps.unit != 4 || len(acc0)%Block != 0 || len(acc1) != len(acc0) || len(w) != 2*len(taps.off) || chunk < 1 ||
-		(len(w) > 0 && taps.maxOff+4*len(acc0) > len(x)) {
-		return false
-	}
-	if len(acc0) == 0 || len(w) == 0 {
-		return true
-	}
-	best8.mac8x2(acc0, acc1, x, taps.off, w, chunk)
 	return true
 }
 

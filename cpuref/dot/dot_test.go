@@ -139,59 +139,73 @@ func TestMac16Random(t *testing.T) {
 				off[k] = 2 * int32(r.IntN((len(x)-2*n)/2+1))
 				w[k] = Pair(int16(draw(r, o.WLo, o.WHi)), int16(draw(r, o.WLo, o.WHi)))
 			}
-			w1 := make([]uint32, ntaps)
-			for k := range w1 {
-				w1[k] = Pair(int16(draw(r, o.WLo, o.WHi)), int16(draw(r, o.WLo, o.WHi)))
+			ws := [][]uint32{w}
+			for range TileRows - 1 {
+				wr := make([]uint32, ntaps)
+				for k := range wr {
+					wr[k] = Pair(int16(draw(r, o.WLo, o.WHi)), int16(draw(r, o.WLo, o.WHi)))
+				}
+				ws = append(ws, wr)
 			}
 			acc := make([]int64, n)
 			for i := range acc {
 				acc[i] = r.Int64N(1<<40) - 1<<39
 			}
 			taps, _ := NewTaps(off)
-			mac16.check(t, fmt.Sprintf("case %d (%+v, chunk %d, %d taps, %d columns)", c, o, chunk, ntaps, n), acc, x, off, taps, w, w1, chunk)
+			mac16.check(t, r, fmt.Sprintf("case %d (%+v, chunk %d, %d taps, %d columns)", c, o, chunk, ntaps, n), acc, x, off, taps, ws, chunk)
 		}
 	})
 }
 
-// kernel is one of dot's kernel pairs under test: its one-row and two-row
+// kernel is one of dot's kernel pairs under test: its one-row and tile
 // forms and its definition in int64.
 type kernel[E int16 | uint8] struct {
 	name string
 	one  func(acc []int64, x []E, taps *Taps, w []uint32, chunk int) bool
-	two  func(acc0, acc1 []int64, x []E, taps *Taps, w []uint32, chunk int) bool
+	tile func(acc []int64, ld, n int, x []E, taps *Taps, w []uint32, chunk int) bool
 	ref  func(acc []int64, x []E, off []int32, w []uint32)
 }
 
 var (
-	mac16 = kernel[int16]{"Mac16", Mac16, Mac16x2, ref}
-	mac8  = kernel[uint8]{"Mac8", Mac8, Mac8x2, ref8}
+	mac16 = kernel[int16]{"Mac16", Mac16, Tile16, ref}
+	mac8  = kernel[uint8]{"Mac8", Mac8, Tile8, ref8}
 )
 
-// check compares the one-row form on acc, and the two-row form on a zero
-// row with weights w and a copy of acc with w1 (interleaved), with the
+// check compares the one-row form on acc with weights ws[0], and the tile
+// form on TileRows rows (weights ws, row r starting from acc rotated by r,
+// rows ld apart with a random gap that must stay untouched) with the
 // definition; what names the case in a failure.
-func (k kernel[E]) check(t *testing.T, what string, acc []int64, x []E, off []int32, taps *Taps, w, w1 []uint32, chunk int) {
+func (k kernel[E]) check(t *testing.T, r *rand.Rand, what string, acc []int64, x []E, off []int32, taps *Taps, ws [][]uint32, chunk int) {
 	t.Helper()
-	acc0, acc1 := make([]int64, len(acc)), slices.Clone(acc)
-	want, want0, want1 := slices.Clone(acc), slices.Clone(acc0), slices.Clone(acc1)
-	k.ref(want, x, off, w)
-	k.ref(want0, x, off, w)
-	k.ref(want1, x, off, w1)
-	if !k.one(acc, x, taps, w, chunk) {
+	n := len(acc)
+	ld := n + r.IntN(3)*Block
+	rows := make([]int64, (TileRows-1)*ld+n+r.IntN(2))
+	for i := range rows {
+		rows[i] = r.Int64N(1 << 20)
+	}
+	for i := range TileRows {
+		copy(rows[i*ld:], append(slices.Clone(acc[i%max(n, 1):]), acc[:i%max(n, 1)]...))
+	}
+	want, wantRows := slices.Clone(acc), slices.Clone(rows)
+	k.ref(want, x, off, ws[0])
+	w := make([]uint32, TileRows*len(off))
+	for i := range TileRows {
+		k.ref(wantRows[i*ld:][:n], x, off, ws[i])
+		for j, wj := range ws[i] {
+			w[TileRows*j+i] = wj
+		}
+	}
+	if !k.one(acc, x, taps, ws[0], chunk) {
 		t.Fatalf("%s: %s arguments refused", what, k.name)
 	}
 	if !slices.Equal(acc, want) {
 		t.Fatalf("%s: %s got %v, want %v", what, k.name, acc, want)
 	}
-	w2 := make([]uint32, 2*len(w))
-	for i := range w {
-		w2[2*i], w2[2*i+1] = w[i], w1[i]
+	if !k.tile(rows, ld, n, x, taps, w, chunk) {
+		t.Fatalf("%s: %s tile arguments refused", what, k.name)
 	}
-	if !k.two(acc0, acc1, x, taps, w2, chunk) {
-		t.Fatalf("%s: %sx2 arguments refused", what, k.name)
-	}
-	if !slices.Equal(acc0, want0) || !slices.Equal(acc1, want1) {
-		t.Fatalf("%s: %sx2 got %v %v, want %v %v", what, k.name, acc0, acc1, want0, want1)
+	if !slices.Equal(rows, wantRows) {
+		t.Fatalf("%s: %s tile (ld %d) got %v, want %v", what, k.name, ld, rows, wantRows)
 	}
 }
 
@@ -238,13 +252,15 @@ func TestMac16KcEnds(t *testing.T) {
 				acc := make([]int64, 15*Block)
 				taps, _ := NewTaps(off)
 				Mac16(acc, x, taps, w, chunk)
-				acc0, acc1 := make([]int64, 15*Block), make([]int64, 15*Block)
-				w2 := make([]uint32, 2*n)
-				for k, wk := range w {
-					w2[2*k], w2[2*k+1] = wk, wk
+				rows := make([]int64, TileRows*15*Block)
+				w4 := make([]uint32, 0, TileRows*n)
+				for _, wk := range w {
+					for range TileRows {
+						w4 = append(w4, wk)
+					}
 				}
-				Mac16x2(acc0, acc1, x, taps, w2, chunk)
-				acc = append(append(acc, acc0...), acc1...)
+				Tile16(rows, 15*Block, 15*Block, x, taps, w4, chunk)
+				acc = append(acc, rows...)
 				want := products * P // hand-computed: every product is P
 				if products <= kc && want > math.MaxInt32 {
 					t.Fatalf("K_c = %d products sum to %d, past i32", kc, want)
@@ -281,15 +297,29 @@ func TestMac16Refuses(t *testing.T) {
 			t.Errorf("%s: accepted", c.name)
 		}
 	}
-	acc := make([]int64, Block)
-	if Mac16x2(acc, acc[:0], x, taps, []uint32{1, 1, 1, 1}, 1) {
-		t.Error("Mac16x2: rows of different lengths accepted")
+	acc := make([]int64, TileRows*Block)
+	w4 := []uint32{1, 1, 1, 1, 1, 1, 1, 1}
+	for _, c := range []struct {
+		name  string
+		acc   []int64
+		ld, n int
+		x     []int16
+		w     []uint32
+		chunk int
+	}{
+		{"tile columns", acc, Block, Block + 1, x, w4, 1},
+		{"tile ld", acc, Block - 1, Block, x, w4, 1},
+		{"tile short acc", acc[:len(acc)-1], Block, Block, x, w4, 1},
+		{"tile weights", acc, Block, Block, x, w, 1},
+		{"tile chunk", acc, Block, Block, x, w4, 0},
+		{"tile short x", acc, Block, Block, x[:len(x)-1], w4, 1},
+	} {
+		if Tile16(c.acc, c.ld, c.n, c.x, taps, c.w, c.chunk) {
+			t.Errorf("%s: accepted", c.name)
+		}
 	}
-	if Mac16x2(acc, acc, x, taps, w, 1) {
-		t.Error("Mac16x2: one row of weights accepted")
-	}
-	if Mac16x2(acc, acc, x[:len(x)-1], taps, []uint32{1, 1, 1, 1}, 1) {
-		t.Error("Mac16x2: short x accepted")
+	if slices.ContainsFunc(acc, func(v int64) bool { return v != 0 }) {
+		t.Error("a refused Tile16 wrote acc")
 	}
 	if _, ok := NewTaps([]int32{1}); ok {
 		t.Error("odd offset accepted")

@@ -82,7 +82,7 @@ func interval8(r *rand.Rand, unsigned bool) (int64, int64) {
 
 // TestMac8Random compares every Mac8 implementation with the definition
 // on 10^5 random cases inside Choose8's bounds (10^4 with -short or -race), ends
-// drawn often, at Choose8's chunk or a smaller one; and Mac8x2 with it.
+// drawn often, at Choose8's chunk or a smaller one; and Tile8 with it.
 func TestMac8Random(t *testing.T) {
 	cases := 100000
 	if testing.Short() || raceEnabled {
@@ -109,20 +109,27 @@ func TestMac8Random(t *testing.T) {
 			}
 			off := make([]int32, ntaps)
 			w := make([]uint32, ntaps)
-			w1 := make([]uint32, ntaps)
 			wq := func() uint32 {
 				return Quad(int8(draw(r, o.WLo, o.WHi)), int8(draw(r, o.WLo, o.WHi)), int8(draw(r, o.WLo, o.WHi)), int8(draw(r, o.WLo, o.WHi)))
 			}
 			for k := range off {
 				off[k] = 4 * int32(r.IntN((len(x)-4*n)/4+1))
-				w[k], w1[k] = wq(), wq()
+				w[k] = wq()
+			}
+			ws := [][]uint32{w}
+			for range TileRows - 1 {
+				wr := make([]uint32, ntaps)
+				for k := range wr {
+					wr[k] = wq()
+				}
+				ws = append(ws, wr)
 			}
 			acc := make([]int64, n)
 			for i := range acc {
 				acc[i] = r.Int64N(1<<40) - 1<<39
 			}
 			taps, _ := NewTaps8(off)
-			mac8.check(t, fmt.Sprintf("case %d (%+v, chunk %d, %d taps, %d columns)", c, o, chunk, ntaps, n), acc, x, off, taps, w, w1, chunk)
+			mac8.check(t, r, fmt.Sprintf("case %d (%+v, chunk %d, %d taps, %d columns)", c, o, chunk, ntaps, n), acc, x, off, taps, ws, chunk)
 		}
 	})
 }
@@ -150,21 +157,23 @@ func TestMac8KcEnds(t *testing.T) {
 				}
 				off := make([]int32, n)
 				w := make([]uint32, n)
-				w2 := make([]uint32, 2*n)
+				w4 := make([]uint32, TileRows*n)
 				for k := range w {
 					w[k] = Quad(-128, -128, -128, -128)
-					w2[2*k], w2[2*k+1] = w[k], w[k]
+				}
+				for k := range w4 {
+					w4[k] = Quad(-128, -128, -128, -128)
 				}
 				taps, _ := NewTaps8(off)
-				acc, acc0, acc1 := make([]int64, 15*Block), make([]int64, 15*Block), make([]int64, 15*Block)
+				acc, rows := make([]int64, 15*Block), make([]int64, TileRows*15*Block)
 				Mac8(acc, x, taps, w, chunk)
-				Mac8x2(acc0, acc1, x, taps, w2, chunk)
+				Tile8(rows, 15*Block, 15*Block, x, taps, w4, chunk)
 				products := int64(4 * n)
 				want := products * P // hand-computed: every product is P
 				if products <= kc && want < math.MinInt32 {
 					t.Fatalf("K_c = %d products sum to %d, past i32", kc, want)
 				}
-				for _, v := range append(append(acc, acc0...), acc1...) {
+				for _, v := range append(acc, rows...) {
 					if v != want {
 						t.Fatalf("%+v, %d products (K_c %d, chunk %d): got %d, want %d", c.o, products, kc, chunk, v, want)
 					}
@@ -174,7 +183,7 @@ func TestMac8KcEnds(t *testing.T) {
 	})
 }
 
-// TestMac8Refuses checks Mac8 and Mac8x2 leave acc alone when their
+// TestMac8Refuses checks Mac8 and Tile8 leave acc alone when their
 // arguments do not fit, and that the two tap kinds do not mix.
 func TestMac8Refuses(t *testing.T) {
 	taps, _ := NewTaps8([]int32{0, 8})
@@ -189,9 +198,9 @@ func TestMac8Refuses(t *testing.T) {
 		{"weights", Mac8(acc, x, taps, w[:1], 1)},
 		{"chunk", Mac8(acc, x, taps, w, 0)},
 		{"short x", Mac8(acc, x[:len(x)-1], taps, w, 1)},
-		{"x2 rows", Mac8x2(acc, acc[:0], x, taps, []uint32{1, 1, 1, 1}, 1)},
-		{"x2 one row", Mac8x2(acc, acc, x, taps, w, 1)},
-		{"x2 short x", Mac8x2(acc, acc, x[:len(x)-1], taps, []uint32{1, 1, 1, 1}, 1)},
+		{"tile ld", Tile8(make([]int64, TileRows*Block), Block-1, Block, x, taps, make([]uint32, TileRows*2), 1)},
+		{"tile one row", Tile8(make([]int64, TileRows*Block), Block, Block, x, taps, w, 1)},
+		{"tile short x", Tile8(make([]int64, TileRows*Block), Block, Block, x[:len(x)-1], taps, make([]uint32, TileRows*2), 1)},
 	} {
 		if c.ok {
 			t.Errorf("%s: accepted", c.name)

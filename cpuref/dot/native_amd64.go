@@ -9,19 +9,30 @@ import "golang.org/x/sys/cpu"
 func native() []Impl {
 	var l []Impl
 	if cpu.X86.HasAVX2 {
-		l = append(l, Impl{Name: "avx2", mac16: asmMac(mac16AVX2), mac16x2: asmMacX2(mac16x2AVX2), peak: peakAVX2})
+		l = append(l, Impl{Name: "avx2", mac16: asmMac(mac16AVX2), peak: peakAVX2, tile16: asmTile(tile16AVX2)})
 	}
 	if hasAVX512() {
 		var rq func([]int64, int, []int64, int64, int64, int64, int64, uint, int64, int64, int64) bool
 		if cpu.X86.HasAVX512DQ { // vpmullq
 			rq = rqAVX512
 		}
-		l = append(l, Impl{Name: "avx512bw", mac16: asmMac(mac16AVX512BW), mac16x2: asmMacX2(mac16x2AVX512BW), peak: peakAVX512BW, rq: rq,
-			narrow8: narrow8AVX512Go, widen8: widen8AVX512Go, extent8: extent8AVX512Go, pair8: pair8AVX512Go})
+		bw := Impl{Name: "avx512bw", mac16: asmMac(mac16AVX512BW), peak: peakAVX512BW, rq: rq,
+			tile16:  asmTile(tile16AVX512BW),
+			narrow8: narrow8AVX512Go, widen8: widen8AVX512Go, extent8: extent8AVX512Go, pair8: pair8AVX512Go}
+		if rq != nil {
+			bw.tile16RQ = asmTileRQ(tileRQ16AVX512BW, composeRQ(bw.tile16, rq, bw.narrow8))
+		}
+		l = append(l, bw)
 		if cpu.X86.HasAVX512VNNI {
-			l = append(l, Impl{Name: "avx512vnni", mac16: asmMac(mac16AVX512VNNI), mac16x2: asmMacX2(mac16x2AVX512VNNI), peak: peakAVX512VNNI,
-				mac8: asmMac(mac8AVX512VNNI), mac8x2: asmMacX2(mac8x2AVX512VNNI), peak8: peak8AVX512VNNI, rq: rq,
-				narrow8: narrow8AVX512Go, widen8: widen8AVX512Go, extent8: extent8AVX512Go, pair8: pair8AVX512Go})
+			vnni := Impl{Name: "avx512vnni", mac16: asmMac(mac16AVX512VNNI), peak: peakAVX512VNNI,
+				mac8: asmMac(mac8AVX512VNNI), peak8: peak8AVX512VNNI, rq: rq,
+				tile16: asmTile(tile16AVX512VNNI), tile8: asmTile(tile8AVX512VNNI),
+				narrow8: narrow8AVX512Go, widen8: widen8AVX512Go, extent8: extent8AVX512Go, pair8: pair8AVX512Go}
+			if rq != nil {
+				vnni.tile16RQ = asmTileRQ(tileRQ16AVX512VNNI, composeRQ(vnni.tile16, rq, vnni.narrow8))
+				vnni.tile8RQ = asmTileRQ(tileRQ8AVX512VNNI, composeRQ(vnni.tile8, rq, vnni.narrow8))
+			}
+			l = append(l, vnni)
 		}
 	}
 	return l
@@ -42,18 +53,24 @@ func asmMac[E int16 | uint8](k func(acc *int64, n int, x *E, off *int32, w *uint
 	}
 }
 
-// asmMacX2 passes Mac16x2's or Mac8x2's checked slices to an assembly
-// kernel.
-func asmMacX2[E int16 | uint8](k func(acc0, acc1 *int64, n int, x *E, off *int32, w *uint32, taps, chunk int)) func([]int64, []int64, []E, []int32, []uint32, int) {
-	return func(acc0, acc1 []int64, x []E, off []int32, w []uint32, chunk int) {
-		k(&acc0[0], &acc1[0], len(acc0), &x[0], &off[0], &w[0], len(off), chunk)
+// asmTile passes Tile16's or Tile8's checked slices to a generated
+// kernel (kern_amd64.s).
+func asmTile[E int16 | uint8](k func(acc *int64, ld, n int, x *E, off *int32, w *uint32, taps, chunk int)) func([]int64, int, int, []E, []int32, []uint32, int) {
+	return func(acc []int64, ld, n int, x []E, off []int32, w []uint32, chunk int) {
+		k(&acc[0], ld, n, &x[0], &off[0], &w[0], len(off), chunk)
 	}
 }
 
-// mac16x2AVX2 is Mac16x2 with AVX2 (mac16_amd64.s).
-//
-//go:noescape
-func mac16x2AVX2(acc0, acc1 *int64, n int, x *int16, off *int32, w *uint32, taps, chunk int)
+// asmTileRQ is Tile16RQ's or Tile8RQ's loop on a fused kernel
+// (kern_amd64.s) where every tap is in one chunk, and composed otherwise.
+func asmTileRQ[E int16 | uint8](k func(dst *int8, ldb, n int, x *E, off *int32, w *uint32, taps int, q *int64) bool, composed tileRQ[E]) tileRQ[E] {
+	return func(dst []int8, ldb int, acc []int64, n int, x []E, off []int32, w []uint32, chunk int, q *TileRQ) bool {
+		if len(off) == 0 || len(off) > chunk {
+			return composed(dst, ldb, acc, n, x, off, w, chunk, q)
+		}
+		return k(&dst[0], ldb, n, &x[0], &off[0], &w[0], len(off), &q[0])
+	}
+}
 
 // mac16AVX2 is Mac16 with AVX2 (mac16_amd64.s): n columns, a multiple of
 // Block; taps entries in off and w; chunk ≥ 1.
@@ -61,43 +78,18 @@ func mac16x2AVX2(acc0, acc1 *int64, n int, x *int16, off *int32, w *uint32, taps
 //go:noescape
 func mac16AVX2(acc *int64, n int, x *int16, off *int32, w *uint32, taps, chunk int)
 
-// peakAVX2 runs n rounds of PeakRound vpmaddwd products on registers
-// (mac16_amd64.s).
-//
-//go:noescape
-func peakAVX2(n int)
-
-// The AVX-512 kernels (avx512_amd64.s), with the contracts of mac16AVX2,
-// mac16x2AVX2 and peakAVX2: avx512bw with vpmaddwd + vpaddd on zmm,
-// avx512vnni with vpdpwssd, and Mac8's with vpdpbusd (a peak8 round is
-// 2·PeakRound products).
+// The AVX-512 kernels (avx512_amd64.s), with the contract of mac16AVX2:
+// avx512bw with vpmaddwd + vpaddd on zmm, avx512vnni with vpdpwssd, and
+// Mac8's with vpdpbusd.
 
 //go:noescape
 func mac16AVX512BW(acc *int64, n int, x *int16, off *int32, w *uint32, taps, chunk int)
 
 //go:noescape
-func mac16x2AVX512BW(acc0, acc1 *int64, n int, x *int16, off *int32, w *uint32, taps, chunk int)
-
-//go:noescape
-func peakAVX512BW(n int)
-
-//go:noescape
 func mac16AVX512VNNI(acc *int64, n int, x *int16, off *int32, w *uint32, taps, chunk int)
 
 //go:noescape
-func mac16x2AVX512VNNI(acc0, acc1 *int64, n int, x *int16, off *int32, w *uint32, taps, chunk int)
-
-//go:noescape
-func peakAVX512VNNI(n int)
-
-//go:noescape
 func mac8AVX512VNNI(acc *int64, n int, x *uint8, off *int32, w *uint32, taps, chunk int)
-
-//go:noescape
-func mac8x2AVX512VNNI(acc0, acc1 *int64, n int, x *uint8, off *int32, w *uint32, taps, chunk int)
-
-//go:noescape
-func peak8AVX512VNNI(n int)
 
 // rqAVX512 is RQRowStrided's loop with AVX-512 (rq_amd64.s) at strides
 // 1 and 2, on the sums up to a multiple of 8, and rqGeneric on the rest

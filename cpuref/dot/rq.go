@@ -16,7 +16,7 @@ const (
 //
 // for sums v whose every t = v + Pre and p = t·Mult lie in [−2^62, 2^62],
 // with Shift ≤ 62. The caller proves those bounds (cpuref's rqFits64);
-// RQRow relies on them.
+// RQRowStrided relies on them.
 //
 // With Clamp set, each y is then clamped to [Lo, Hi] (Lo ≤ Hi): a relu or
 // clamp (§5.5) folded into the epilogue; the wrap check is on y itself.
@@ -28,9 +28,12 @@ type RQ64 struct {
 	Lo, Hi          int64
 }
 
-// RQRow writes rq (*q, RQ64) of each sum in src into dst, which is at
-// least as long, and reports whether every y = q + Post fitted i64 (false: some y
-// wrapped, and dst holds garbage where it did). Every rounding is one
+// RQRowStrided writes rq (*q, RQ64) of each sum src[i] into dst[stride·i]
+// (stride ≥ 1, as a conv_transpose phase's row lands in every sw-th output
+// column, §9.3; dst holds at least stride·(len(src) − 1) + 1 elements, and
+// those between are left as they are), and reports whether every y = q +
+// Post fitted i64 (false: some y wrapped, and dst holds garbage where it
+// did). Every rounding is one
 // formula, q = (p + a + e·bit_s(p)) >> s with an arithmetic shift:
 //
 //	floor, or s = 0:  a = 0,          e = 0
@@ -42,12 +45,6 @@ type RQ64 struct {
 // b = 1, and stays below 2^(s+1), so the shift gives Q + 1 in those cases
 // and Q otherwise: §2's R_half_even. |p| + 2^(s−1) + 1 ≤ 2^62 + 2^61 + 1
 // < 2^63, so no addition wraps.
-func RQRow(dst, src []int64, q *RQ64) bool { return RQRowStrided(dst, 1, src, q) }
-
-// RQRowStrided is RQRow writing the rq of src[i] to dst[stride·i]
-// (stride ≥ 1), as a conv_transpose phase's row lands in every sw-th
-// output column (§9.3); dst holds at least stride·(len(src) − 1) + 1
-// elements, and the elements between are left as they are.
 func RQRowStrided(dst []int64, stride int, src []int64, q *RQ64) bool {
 	if len(src) == 0 {
 		return true

@@ -9,12 +9,15 @@ import (
 	"testing"
 )
 
-// forEachRQ runs f with RQRow on each implementation that has an rq loop.
+// rqRow is RQRowStrided at stride 1, the form most tests call.
+func rqRow(dst, src []int64, q *RQ64) bool { return RQRowStrided(dst, 1, src, q) }
+
+// forEachRQ runs f with RQRowStrided on each implementation that has an rq loop.
 func forEachRQ(t *testing.T, f func(t *testing.T)) {
 	forEachWith(t, &bestRQ, func(im Impl) bool { return im.rq != nil }, f)
 }
 
-// TestImplementationsRQ checks the dispatcher's RQRow pick: the widest
+// TestImplementationsRQ checks the dispatcher's RQRowStrided pick: the widest
 // AVX-512 set where the CPU has AVX512DQ's vpmullq in this build, the pure
 // loop otherwise (AVX2 has no 64-bit multiply).
 func TestImplementationsRQ(t *testing.T) {
@@ -23,7 +26,7 @@ func TestImplementationsRQ(t *testing.T) {
 		want = l[len(l)-1]
 	}
 	if SelectedRQ() != want {
-		t.Fatalf("RQRow runs %s, want %s", SelectedRQ(), want)
+		t.Fatalf("RQRowStrided runs %s, want %s", SelectedRQ(), want)
 	}
 }
 
@@ -52,7 +55,7 @@ func TestRQRowHand(t *testing.T) {
 		}
 		forEachRQ(t, func(t *testing.T) {
 			dst := make([]int64, len(src))
-			if !RQRow(dst, src, &RQ64{Pre: 1, Mult: 1, Post: 10, Shift: c.s, Round: c.round}) || !slices.Equal(dst, want) {
+			if !rqRow(dst, src, &RQ64{Pre: 1, Mult: 1, Post: 10, Shift: c.s, Round: c.round}) || !slices.Equal(dst, want) {
 				t.Errorf("round %d, s %d: got %v, want %v", c.round, c.s, dst, want)
 			}
 		})
@@ -75,7 +78,7 @@ func rqBig(v int64, q RQ64) (int64, bool) {
 	return y.Int64(), y.IsInt64()
 }
 
-// TestRQRowRandom compares RQRow with rqBig on 10^5 random rows (10^4 with
+// TestRQRowRandom compares RQRowStrided with rqBig on 10^5 random rows (10^4 with
 // -short or -race) inside RQ64's bounds, their ends drawn often: |v + pre|
 // up to 2^62, |p| up to 2^62, shifts 0 to 62, posts that make y pass i64,
 // rows of 0 to 40 sums (every implementation's vector loop and tail), at

@@ -20,5 +20,5 @@ func wantImpls() []string {
 	return want
 }
 
-// hasDQ reports AVX512DQ, which RQRow's AVX-512 loop needs (vpmullq).
+// hasDQ reports AVX512DQ, which RQRowStrided's AVX-512 loop needs (vpmullq).
 func hasDQ() bool { return cpu.X86.HasAVX512DQ }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/waiops/waiops/drivers"
+	"github.com/waiops/waiops/fabric"
 )
 
 // TestSolve: 2x + y = 5, x + 3y = 10 has x = 1, y = 3; a column no row
@@ -72,7 +73,7 @@ func TestDemoLooksLikeThePhoto(t *testing.T) {
 	if err != nil || !s.Acc32 {
 		t.Fatalf("lowered: %v, acc32 %v (%s)", err, s != nil && s.Acc32, s.Failure32)
 	}
-	f, _, err := drivers.DecodeSynth(drivers.CPU, fs["int_synth.json"], fs["payload.bin"])
+	f, err := drivers.DecodeSynth(fabric.NewCPU(), fs["int_synth.json"], fs["payload.bin"])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func TestDemoLooksLikeThePhoto(t *testing.T) {
 	for y := range 2 * side {
 		for x := range 2 * side {
 			for c := range 3 {
-				d := int64(f.RGB[3*(y*2*side+x)+c]) - tg[c][(y/2)*side+x/2]
+				d := f.Data[(c*2*side+y)*2*side+x] - tg[c][(y/2)*side+x/2]
 				sum += max(d, -d)
 			}
 		}

@@ -1,3 +1,8 @@
+// Package priorcorpus generates the prior-carriage vectors of
+// vectors/prior: native artifacts, their canonical file in each wire form
+// package prior reads, negative controls, and every vector's outcome
+// (CorpusFiles). Only the corpus tooling (`waiops vectors gen|check`)
+// imports it; it lives outside prior so that a decoder does not link it.
 package priorcorpus
 
 import (

@@ -19,7 +19,7 @@ import (
 	"github.com/waiops/waiops/whg1"
 )
 
-// Fabric is what Run needs of a fabric; plan.Fabric is one. Load runs
+// Fabric is what Run needs of a fabric; fabric.Fabric is one. Load runs
 // every load check of §10.5 against Profile and returns a decoder that
 // makes one decode per call.
 type Fabric interface {

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/waiops/waiops/certify"
-	"github.com/waiops/waiops/plan"
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/vectors"
 	"github.com/waiops/waiops/whg1"
@@ -35,11 +35,11 @@ func one1(x int64) []*tensor.T {
 func TestRunOutcomes(t *testing.T) {
 	v := vectors.Vector{ID: "v", Graph: reluGraph(), Load: vectors.LoadOK, Profiles: []certify.Profile{certify.Acc64},
 		Decodes: []vectors.Decode{{Inputs: one1(3), Outputs: one1(3)}, {Inputs: one1(10), Outputs: one1(9)}}}
-	if i, what := runVector(plan.NewCPU(), &v); i != 1 || !strings.HasPrefix(what, "refuse field_range, want outputs") {
+	if i, what := runVector(fabric.NewCPU(), &v); i != 1 || !strings.HasPrefix(what, "refuse field_range, want outputs") {
 		t.Fatalf("decode %d: %q", i, what)
 	}
 	v.Load = "model_mismatch"
-	if i, what := runVector(plan.NewCPU(), &v); i != -1 || what != "load ok, want model_mismatch" {
+	if i, what := runVector(fabric.NewCPU(), &v); i != -1 || what != "load ok, want model_mismatch" {
 		t.Fatalf("decode %d: %q", i, what)
 	}
 	s := &vectors.Stage{ID: "s", Op: "coded", Expect: map[string]any{"coded": true}}

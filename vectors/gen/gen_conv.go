@@ -10,7 +10,7 @@ import (
 
 func init() { families = append(families, genConv, genConvT) }
 
-// convID names a conv case by its parameters (CONVENTIONS §3).
+// convID names a conv case by its parameters (docs/CONVENTIONS.md §3).
 func convID(p *whg1.Conv, what string) string {
 	return fmt.Sprintf("conv_k%dx%d_s%dx%d_p%dx%d_g%d_%s_shift%d_%s", p.KH, p.KW, p.SH, p.SW, p.PH, p.PW, p.Groups,
 		roundNames[p.RQ.Round], p.RQ.Shift[0], what)

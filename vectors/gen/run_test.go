@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/waiops/waiops/plan"
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/vectors"
 	"github.com/waiops/waiops/vectors/conform"
 	"github.com/waiops/waiops/vectors/report"
@@ -45,7 +45,7 @@ func TestRunHandWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := conform.Run(plan.NewCPU(), c, nil)
+	r := conform.Run(fabric.NewCPU(), c, nil)
 	if r.Passed != 1 || r.Failed != 1 {
 		t.Fatalf("%d passed, %d failed; want 1 passed, 1 failed (%v)", r.Passed, r.Failed, r.Failures)
 	}
@@ -98,7 +98,7 @@ func TestRunUnreadableLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := conform.Run(plan.NewCPU(), c, nil)
+	r := conform.Run(fabric.NewCPU(), c, nil)
 	if r.Passed != 3 || r.Failed != 2 || len(r.Failures) != 2 {
 		t.Fatalf("%d passed, %d failed; want 3 passed, 2 failed (%v)", r.Passed, r.Failed, r.Failures)
 	}

@@ -140,7 +140,7 @@ func run(srv *server, name string, f func() []time.Duration, settle time.Duratio
 }
 
 // sets are the store's resources: a small set, and a predecessor with its
-// successor (every 4093rd byte changed, as in the issue).
+// successor (every 4093rd byte changed, so that dcz has a delta to find).
 type sets struct {
 	dir               string
 	small, pred, succ [32]byte

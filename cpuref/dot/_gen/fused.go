@@ -1,0 +1,166 @@
+package main
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// The constants of one row's epilogue, eight int64 at q + 64·r (tileRQ in
+// cpuref/dot/tile.go): rq's Pre, Mult, the rounding's add and even bit,
+// Post, the clamp's ends and the shift.
+const (
+	qPre = 8 * iota
+	qMult
+	qAdd
+	qEven
+	qPost
+	qLo
+	qHi
+	qShift
+	qRow // bytes a row's constants take
+)
+
+// fusedTiles writes the tile kernels with the epilogue fused into the
+// tile's store: the taps all in one chunk (the caller checks taps ≤
+// chunk, so the int32 lanes end holding the exact sums), then for each
+// row r and each sum v, while v is in a register,
+//
+//	p = (v + Pre)·Mult             vpmullq (AVX512DQ)
+//	q = (p + add + (p>>s & even)) >> s   §2's rounding (RQRow's formula)
+//	y = q + Post, a wrap of y noted
+//	y = clamp(y, Lo, Hi), y outside i8 noted
+//
+// and y stored as one byte (vpmovqb) at dst + r·ldb + column. They return
+// false when a y wrapped or a clamped y left i8; the caller then runs the
+// tile's rows again on the unfused path for its refusal.
+func fusedTiles() {
+	for _, t := range []struct {
+		fn, elem string
+		s        isa
+		xs       uint8
+	}{
+		{"tileRQ16AVX512BW", "int16", bw, 2},
+		{"tileRQ16AVX512VNNI", "int16", wssd, 2},
+		{"tileRQ8AVX512VNNI", "uint8", busd, 1},
+	} {
+		TEXT(t.fn, NOSPLIT, fmt.Sprintf("func(dst *int8, ldb, n int, x *%s, off *int32, w *uint32, taps int, q *int64) bool", t.elem))
+		Doc(fmt.Sprintf("%s is tileRQ's kernel (tile.go) with %s and AVX512DQ: n columns, a multiple of Block; taps ≥ 1 entries in off, TileRows·taps in w, all in one chunk; q the rows' constants.", t.fn, t.s.name))
+		Load(Param("dst"), RDI)
+		Load(Param("ldb"), R12)
+		LEAQ(Mem{Base: R12, Index: R12, Scale: 2}, R13)
+		Load(Param("n"), RCX)
+		Load(Param("x"), RSI)
+		Load(Param("off"), R8)
+		Load(Param("w"), R9)
+		Load(Param("taps"), R10)
+		Load(Param("q"), R11)
+		// Z24 = 128 in every lane, Z25 the noted failures.
+		VPTERNLOGQ(U8(0xff), Z24, Z24, Z24)
+		VPSRLQ(U8(63), Z24, Z24)
+		VPSLLQ(U8(7), Z24, Z24)
+		VPXORQ(Z25, Z25, Z25)
+		for _, b := range []int{64, 48, 32, 16, 8} {
+			s := t.s
+			if b == 8 {
+				s.vec, s.lane = func(i int) VecPhysical { return ymm[i] }, 32
+			}
+			fusedBlock(t.fn, s, t.xs, b)
+		}
+		VPTESTMQ(Z25, Z25, K1)
+		KMOVW(K1, EAX)
+		TESTL(EAX, EAX)
+		SETEQ(AL)
+		Store(AL, ReturnIndex(0))
+		clean(32)
+		VZEROUPPER()
+		RET()
+	}
+}
+
+// fusedBlock writes the loop over blocks of b columns of a fused kernel.
+func fusedBlock(fn string, s isa, xs uint8, b int) {
+	cols := s.lane / 4
+	nv := b / cols
+	l := func(what string) string { return fmt.Sprintf("%s%s%d", what, fn, b) }
+	acc := func(v, row int) VecPhysical { return s.vec(tileRows*v + row) }
+	Comment(fmt.Sprintf("Blocks of %d columns: %d vectors × %d rows, then their epilogue.", b, nv, tileRows))
+	Label(l("block"))
+	CMPQ(RCX, U32(b))
+	JLT(LabelRef(l("next")))
+	for v := range nv {
+		for row := range tileRows {
+			zero(s, acc(v, row))
+		}
+	}
+	XORQ(RBX, RBX)
+	MOVQ(R9, R14)
+	Label(l("tap"))
+	MOVLQSX(Mem{Base: R8, Index: RBX, Scale: 4}, RAX)
+	for row := range tileRows {
+		VPBROADCASTD(Mem{Base: R14, Disp: 4 * row}, s.vec(16+row))
+	}
+	for v := range nv {
+		x := s.vec(20 + v%2)
+		vload(s, Mem{Base: RSI, Index: RAX, Scale: xs, Disp: v * s.lane}, x)
+		for row := range tileRows {
+			s.mac(x, s.vec(16+row), s.vec(22+row%2), acc(v, row))
+		}
+	}
+	ADDQ(U8(16), R14)
+	INCQ(RBX)
+	CMPQ(RBX, R10)
+	JLT(LabelRef(l("tap")))
+	rowBase := []Mem{{Base: RDI}, {Base: RDI, Index: R12, Scale: 1}, {Base: RDI, Index: R12, Scale: 2}, {Base: RDI, Index: R13, Scale: 1}}
+	pre, mult, add, even, post, lo, hi, sh := Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23
+	t, u, y, v2 := Z26, Z27, Z28, Z29
+	for row := range tileRows {
+		qm := func(o int) Mem { return Mem{Base: R11, Disp: qRow*row + o} }
+		VPBROADCASTQ(qm(qPre), pre)
+		VPBROADCASTQ(qm(qMult), mult)
+		VPBROADCASTQ(qm(qAdd), add)
+		VPBROADCASTQ(qm(qEven), even)
+		VPBROADCASTQ(qm(qPost), post)
+		VPBROADCASTQ(qm(qLo), lo)
+		VPBROADCASTQ(qm(qHi), hi)
+		VPBROADCASTQ(qm(qShift), sh)
+		for v := range nv {
+			a := acc(v, row)
+			halves := s.lane / 32
+			for h := range halves {
+				if h == 0 {
+					VPMOVSXDQ(a.AsY(), t)
+				} else {
+					VEXTRACTI64X4(U8(1), a, t.AsY())
+					VPMOVSXDQ(t.AsY(), t)
+				}
+				VPADDQ(pre, t, t)
+				VPMULLQ(mult, t, t)    // p
+				VPSRAQ(sh.AsX(), t, u) // p >> s
+				VPANDQ(even, u, u)     // its low bit where half even
+				VPADDQ(add, u, u)
+				VPADDQ(t, u, u)
+				VPSRAQ(sh.AsX(), u, u) // q
+				VPADDQ(post, u, y)     // y = q + Post
+				VPXORQ(y, u, u)        // q ^ y
+				VPXORQ(y, post, v2)    // Post ^ y
+				VPANDQ(v2, u, u)       // sign set where y wrapped
+				VPSRAQ(U8(63), u, u)
+				VPORQ(u, Z25, Z25)
+				VPMAXSQ(lo, y, y)
+				VPMINSQ(hi, y, y)
+				VPADDQ(Z24, y, v2) // y + 128 in [0, 255] iff y fits i8
+				VPSRLQ(U8(8), v2, v2)
+				VPORQ(v2, Z25, Z25)
+				VPMOVQB(y, rowBase[row].Offset(v*cols+8*h))
+			}
+		}
+	}
+	ADDQ(U32(b), RDI)
+	ADDQ(U32(4*b), RSI)
+	SUBQ(U32(b), RCX)
+	JMP(LabelRef(l("block")))
+	Label(l("next"))
+}

@@ -1,0 +1,150 @@
+package dot
+
+import "math"
+
+// TileRows is the number of weight rows (output channels) one Tile16 or
+// Tile8 call computes: the tile kernels hold TileRows rows × a block of
+// columns (64 on zmm, 16 on ymm) of int32 lanes in registers, so each
+// operand load feeds TileRows multiply-adds and each broadcast weight
+// feeds a whole block (cpuref/dot/_gen writes them).
+const TileRows = 4
+
+// Tile16 is Mac16 for TileRows weight rows over the same taps: w holds
+// them interleaved, w[TileRows·k + r] the tap's pair for row r, and row
+// r's n columns are acc[r·ld:][:n]; each gets the sums Mac16 would give
+// it, every lane widened after at most chunk taps as in Mac16. It returns
+// false, and changes nothing, when the arguments do not fit: n not a
+// multiple of Block, ld < n, acc shorter than (TileRows − 1)·ld + n,
+// len(w) ≠ TileRows·taps.Len(), chunk < 1, a tap that would read past x,
+// or taps not NewTaps'.
+func Tile16(acc []int64, ld, n int, x []int16, taps *Taps, w []uint32, chunk int) bool {
+	if !tileFits(len(acc), ld, n, len(x), taps, 2, len(w), chunk) {
+		return false
+	}
+	if n > 0 && len(w) > 0 {
+		best.tile16(acc, ld, n, x, taps.off, w, chunk)
+	}
+	return true
+}
+
+// Tile8 is Tile16 for Mac8's operands (u8 inputs in quads, i8 weights,
+// taps from NewTaps8, chunk from Choose8).
+func Tile8(acc []int64, ld, n int, x []uint8, taps *Taps, w []uint32, chunk int) bool {
+	if !tileFits(len(acc), ld, n, len(x), taps, 4, len(w), chunk) {
+		return false
+	}
+	if n > 0 && len(w) > 0 {
+		best8.tile8(acc, ld, n, x, taps.off, w, chunk)
+	}
+	return true
+}
+
+// tileFits is Tile16's and Tile8's check of their arguments, unit the
+// operands a column takes.
+func tileFits(nacc, ld, n, nx int, taps *Taps, unit int32, nw, chunk int) bool {
+	return taps.unit == unit && n >= 0 && n%Block == 0 && ld >= n && nacc >= (TileRows-1)*ld+n &&
+		nw == TileRows*len(taps.off) && chunk >= 1 && (nw == 0 || taps.maxOff+int(unit)*n <= nx)
+}
+
+// tileGeneric runs a one-row pure-Go kernel (mac16Generic, mac8Generic) on
+// each of the TileRows rows w interleaves.
+func tileGeneric[E int16 | uint8](mac func([]int64, []E, []int32, []uint32, int)) func([]int64, int, int, []E, []int32, []uint32, int) {
+	return func(acc []int64, ld, n int, x []E, off []int32, w []uint32, chunk int) {
+		row := make([]uint32, len(off))
+		for r := range TileRows {
+			for k := range row {
+				row[k] = w[TileRows*k+r]
+			}
+			mac(acc[r*ld:][:n], x, off, row, chunk)
+		}
+	}
+}
+
+// TileRQ is the epilogue Tile16RQ and Tile8RQ fuse into the tile's store,
+// the constants of each row's rq (§5.1 in RQ64's 64-bit form), clamp and
+// narrowing formed once: row r's eight at [8r:], in the order of tileRQ
+// in _gen/fused.go.
+type TileRQ [TileRows * 8]int64
+
+// NewTileRQ forms q's rows' constants (RQRowStrided's add and even bit,
+// Clamp's ends or the whole int64 range). Each row's sums must meet
+// RQ64's bounds.
+func NewTileRQ(q *[TileRows]RQ64) *TileRQ {
+	var t TileRQ
+	for r, qr := range q {
+		s := qr.Shift & 63
+		var add, even int64
+		if s > 0 && qr.Round != RoundFloor {
+			add = 1 << (s - 1)
+			if qr.Round == RoundHalfEven {
+				add, even = add-1, 1
+			}
+		}
+		lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+		if qr.Clamp {
+			lo, hi = qr.Lo, qr.Hi
+		}
+		copy(t[8*r:], []int64{qr.Pre, qr.Mult, add, even, qr.Post, lo, hi, int64(s)})
+	}
+	return &t
+}
+
+// row is row r's constants as rq's loop takes them.
+func (t *TileRQ) row(r int) (pre, mult, add, even, post, lo, hi int64, s uint) {
+	c := t[8*r:]
+	return c[0], c[1], c[2], c[3], c[4], c[5], c[6], uint(c[7])
+}
+
+// Tile16RQ is Tile16 on zeroed sums followed, for each row r, by RQRow
+// with q's row r and Narrow8 of the results into dst[r·ldb:][:n] (ldb ≥ n,
+// dst at least (TileRows − 1)·ldb + n long): a tile of a conv's output
+// stored at i8 width (§3 Storage) without a second pass over its sums
+// where the implementation fuses them (AVX-512 with DQ, every tap in one
+// chunk). acc, at least TileRows·n long, holds the sums where it does not.
+// It returns false when the arguments do not fit (as Tile16's), or when a
+// y wrapped or a clamped y left i8 (RQRow's and Narrow8's false); dst then
+// holds garbage, and the caller runs the rows unfused for its refusal.
+func Tile16RQ(dst []int8, ldb int, acc []int64, n int, x []int16, taps *Taps, w []uint32, chunk int, q *TileRQ) bool {
+	if !tileFits(len(acc), n, n, len(x), taps, 2, len(w), chunk) || ldb < n || len(dst) < (TileRows-1)*ldb+n {
+		return false
+	}
+	return n == 0 || best.tile16RQ(dst, ldb, acc, n, x, taps.off, w, chunk, q)
+}
+
+// Tile8RQ is Tile16RQ for Tile8's operands.
+func Tile8RQ(dst []int8, ldb int, acc []int64, n int, x []uint8, taps *Taps, w []uint32, chunk int, q *TileRQ) bool {
+	if !tileFits(len(acc), n, n, len(x), taps, 4, len(w), chunk) || ldb < n || len(dst) < (TileRows-1)*ldb+n {
+		return false
+	}
+	return n == 0 || best8.tile8RQ(dst, ldb, acc, n, x, taps.off, w, chunk, q)
+}
+
+// tileRQ is the loop of Tile16RQ or Tile8RQ with its checks done.
+type tileRQ[E int16 | uint8] func(dst []int8, ldb int, acc []int64, n int, x []E, off []int32, w []uint32, chunk int, q *TileRQ) bool
+
+// composeRQ is tileRQ in passes: tile's sums into acc, then rq and narrow8
+// (an implementation's loops, or the pure ones where it has none) row by
+// row.
+func composeRQ[E int16 | uint8](tile func([]int64, int, int, []E, []int32, []uint32, int), rq func([]int64, int, []int64, int64, int64, int64, int64, uint, int64, int64, int64) bool,
+	narrow8 func([]int8, int, []int64, int64, int64) bool) tileRQ[E] {
+	if rq == nil {
+		rq = rqGeneric
+	}
+	if narrow8 == nil {
+		narrow8 = narrow8Generic
+	}
+	return func(dst []int8, ldb int, acc []int64, n int, x []E, off []int32, w []uint32, chunk int, q *TileRQ) bool {
+		acc = acc[:TileRows*n]
+		clear(acc)
+		if len(off) > 0 {
+			tile(acc, n, n, x, off, w, chunk)
+		}
+		ok := true
+		for r := range TileRows {
+			pre, mult, add, even, post, lo, hi, s := q.row(r)
+			row := acc[r*n:][:n]
+			ok = rq(row, 1, row, pre, mult, add, post, s, even, math.MinInt64, math.MaxInt64) && narrow8(dst[r*ldb:][:n], 1, row, lo, hi) && ok
+		}
+		return ok
+	}
+}

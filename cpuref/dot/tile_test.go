@@ -1,0 +1,212 @@
+package dot
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+)
+
+// rqCase draws a row's rq for sums up to B in magnitude: Mult and Pre up
+// to 2^20 (so (v + Pre)·Mult stays within RQ64's 2^62), a shift that puts
+// most results near i8 (so that both fitting and not fitting come up), a
+// small Post or, now and then, one that makes y wrap or one near 2^62
+// (whose y must not be read as wrapped), and half the time a
+// clamp whose ends lie in or just past i8.
+func rqCase(r *rand.Rand, B int64) RQ64 {
+	q := RQ64{Round: uint8(r.IntN(3)), Mult: draw(r, -1<<r.IntN(21), 1<<r.IntN(21)), Pre: draw(r, -1<<r.IntN(21), 1<<r.IntN(21))}
+	top := bits.Len64(uint64((B + absI(q.Pre)) * max(1, absI(q.Mult))))
+	q.Shift = uint(min(62, max(0, top-7+r.IntN(5)-2)))
+	q.Post = draw(r, -200, 200)
+	if r.IntN(2) == 0 {
+		a, b := draw(r, -140, 140), draw(r, -140, 140)
+		q.Clamp, q.Lo, q.Hi = true, min(a, b), max(a, b)
+	}
+	switch r.IntN(16) {
+	case 0:
+		q.Post = math.MaxInt64 - r.Int64N(4)
+	case 1, 2: // y's bit 62 flips where q's and Post's do not: no wrap
+		q.Post = draw(r, 1<<62-300, 1<<62+300)
+		q.Clamp, q.Lo, q.Hi = true, -100, 100
+	}
+	return q
+}
+
+// wantRQ8 is what Tile16RQ must store for sum v under q: rqBig's y
+// clamped, and whether y fitted i64 and the clamped y i8.
+func wantRQ8(v int64, q RQ64) (int8, bool) {
+	y, ok := rqBig(v, q)
+	if q.Clamp {
+		y = min(max(y, q.Lo), q.Hi)
+	}
+	return int8(y), ok && y >= math.MinInt8 && y <= math.MaxInt8
+}
+
+// tileRQCase is one random case of Tile16RQ or Tile8RQ: its operands'
+// sums (the definition's, in int64) and rows' rq, checked against the
+// kernel's bytes; run calls the kernel.
+func tileRQCheck(t *testing.T, r *rand.Rand, what string, n int, sums [TileRows][]int64, run func(dst []int8, ldb int, acc []int64, q *TileRQ) bool) bool {
+	t.Helper()
+	var B int64
+	for _, s := range sums {
+		for _, v := range s {
+			B = max(B, absI(v))
+		}
+	}
+	var qs [TileRows]RQ64
+	for i := range qs {
+		qs[i] = rqCase(r, B)
+	}
+	ldb := n + r.IntN(3)*Block
+	const mark = -0x5b
+	dst := make([]int8, (TileRows-1)*ldb+n+r.IntN(9))
+	for i := range dst {
+		dst[i] = mark
+	}
+	wantOK := true
+	want := make([][]int8, TileRows)
+	for i := range TileRows {
+		want[i] = make([]int8, n)
+		for j, v := range sums[i] {
+			var ok bool
+			want[i][j], ok = wantRQ8(v, qs[i])
+			wantOK = wantOK && ok
+		}
+	}
+	acc := make([]int64, TileRows*n)
+	ok := run(dst, ldb, acc, NewTileRQ(&qs))
+	what = fmt.Sprintf("%s, rq %+v", what, qs)
+	if ok != wantOK {
+		t.Fatalf("%s: ok %v, want %v", what, ok, wantOK)
+	}
+	for i, v := range dst {
+		if (i >= (TileRows-1)*ldb+n || ldb > 0 && i%ldb >= n) && v != mark {
+			t.Fatalf("%s: byte %d outside the rows written", what, i)
+		}
+	}
+	if ok {
+		for i := range TileRows {
+			for j, v := range dst[i*ldb:][:n] {
+				if v != want[i][j] {
+					t.Fatalf("%s: row %d column %d: got %d, want %d (sum %d)", what, i, j, v, want[i][j], sums[i][j])
+				}
+			}
+		}
+	}
+	return ok
+}
+
+// TestTile16RQRandom compares Tile16RQ, on every implementation, with the
+// definition (Mac16's sums, rqBig, the clamp, the i8 check) on 10^5 random
+// cases (10^4 with -short or -race) inside Choose16's bounds, their ends
+// drawn often, at Choose16's chunk (every tap in one chunk: the fused
+// kernels) or a smaller one (the composed path), and checks both answers
+// come up.
+func TestTile16RQRandom(t *testing.T) {
+	cases := 100000
+	if testing.Short() || raceEnabled {
+		cases = 10000
+	}
+	forEachImpl(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(9, 10))
+		fits := 0
+		for c := 0; c < cases; {
+			var o Operands
+			o.WLo, o.WHi = interval(r)
+			o.XLo, o.XHi = interval(r)
+			chunk, ok := Choose16(o)
+			if !ok {
+				continue
+			}
+			c++
+			if r.IntN(4) == 0 {
+				chunk = 1 + r.IntN(min(chunk, 8))
+			}
+			n := Block * r.IntN(16)
+			ntaps := r.IntN(20)
+			x := make([]int16, 2*n+2*r.IntN(40))
+			for i := range x {
+				x[i] = int16(draw(r, o.XLo, o.XHi))
+			}
+			off := make([]int32, ntaps)
+			for k := range off {
+				off[k] = 2 * int32(r.IntN((len(x)-2*n)/2+1))
+			}
+			w := make([]uint32, TileRows*ntaps)
+			var sums [TileRows][]int64
+			row := make([]uint32, ntaps)
+			for i := range TileRows {
+				for k := range row {
+					row[k] = Pair(int16(draw(r, o.WLo, o.WHi)), int16(draw(r, o.WLo, o.WHi)))
+					w[TileRows*k+i] = row[k]
+				}
+				sums[i] = make([]int64, n)
+				ref(sums[i], x, off, row)
+			}
+			taps, _ := NewTaps(off)
+			what := fmt.Sprintf("case %d (%+v, chunk %d, %d taps, %d columns)", c, o, chunk, ntaps, n)
+			if tileRQCheck(t, r, what, n, sums, func(dst []int8, ldb int, acc []int64, q *TileRQ) bool {
+				return Tile16RQ(dst, ldb, acc, n, x, taps, w, chunk, q)
+			}) {
+				fits++
+			}
+		}
+		if fits < cases/10 || fits > cases*9/10 {
+			t.Fatalf("%d of %d cases fitted: want both answers often", fits, cases)
+		}
+	})
+}
+
+// TestTile8RQRandom is TestTile16RQRandom for Tile8RQ, inside Choose8's
+// bounds.
+func TestTile8RQRandom(t *testing.T) {
+	cases := 100000
+	if testing.Short() || raceEnabled {
+		cases = 10000
+	}
+	forEachImpl8(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(11, 12))
+		fits := 0
+		for c := range cases {
+			var o Operands
+			o.WLo, o.WHi = interval8(r, false)
+			o.XLo, o.XHi = interval8(r, true)
+			chunk, _ := Choose8(o)
+			if r.IntN(4) == 0 {
+				chunk = 1 + r.IntN(min(chunk, 8))
+			}
+			n := Block * r.IntN(16)
+			ntaps := r.IntN(20)
+			x := make([]uint8, 4*n+4*r.IntN(40))
+			for i := range x {
+				x[i] = uint8(draw(r, o.XLo, o.XHi))
+			}
+			off := make([]int32, ntaps)
+			for k := range off {
+				off[k] = 4 * int32(r.IntN((len(x)-4*n)/4+1))
+			}
+			w := make([]uint32, TileRows*ntaps)
+			var sums [TileRows][]int64
+			row := make([]uint32, ntaps)
+			for i := range TileRows {
+				for k := range row {
+					row[k] = Quad(int8(draw(r, o.WLo, o.WHi)), int8(draw(r, o.WLo, o.WHi)), int8(draw(r, o.WLo, o.WHi)), int8(draw(r, o.WLo, o.WHi)))
+					w[TileRows*k+i] = row[k]
+				}
+				sums[i] = make([]int64, n)
+				ref8(sums[i], x, off, row)
+			}
+			taps, _ := NewTaps8(off)
+			what := fmt.Sprintf("case %d (%+v, chunk %d, %d taps, %d columns)", c, o, chunk, ntaps, n)
+			if tileRQCheck(t, r, what, n, sums, func(dst []int8, ldb int, acc []int64, q *TileRQ) bool {
+				return Tile8RQ(dst, ldb, acc, n, x, taps, w, chunk, q)
+			}) {
+				fits++
+			}
+		}
+		if fits < cases/10 || fits > cases*9/10 {
+			t.Fatalf("%d of %d cases fitted: want both answers often", fits, cases)
+		}
+	})
+}

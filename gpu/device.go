@@ -3,6 +3,7 @@
 package gpu
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 
@@ -69,7 +70,7 @@ func (d *Device) initGL() error {
 	}
 	if err := gl.Init(); err != nil {
 		ctx.destroy()
-		return fmt.Errorf("gpu: GL 4.3 entry points missing: %v", err)
+		return fmt.Errorf("gpu: GL 4.3 entry points missing: %v (%s)", err, belowGL43)
 	}
 	d.ctx = ctx
 	d.ident = Identity{
@@ -77,6 +78,10 @@ func (d *Device) initGL() error {
 		Renderer: gl.GoStr(gl.GetString(gl.RENDERER)),
 		Version:  gl.GoStr(gl.GetString(gl.VERSION)),
 		GLSL:     gl.GoStr(gl.GetString(gl.SHADING_LANGUAGE_VERSION)),
+	}
+	if why := below43(d.ident.Version); why != "" {
+		ctx.destroy()
+		return errors.New(why)
 	}
 	ctx.identify(&d.ident)
 	d.reset.initReset(d.ident.Version)

@@ -204,10 +204,10 @@ func (d *Device) Features() (Features, error) {
 const (
 	glSPIRVExtensions    = 0x9553
 	glNumSPIRVExtensions = 0x9554
-	glSubgroupSizeKHR = 0x9532
-	glWarpSizeNV      = 0x9339
-	glWarpsPerSMNV    = 0x933A
-	glSMCountNV       = 0x933B
+	glSubgroupSizeKHR    = 0x9532
+	glWarpSizeNV         = 0x9339
+	glWarpsPerSMNV       = 0x933A
+	glSMCountNV          = 0x933B
 )
 
 func getInt(pname uint32) int {

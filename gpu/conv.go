@@ -100,13 +100,15 @@ func convTile(l convLayout, ho, wo, sh, sw int) (tx, ty, px, cib int, ok bool) {
 		// The cost: every lane of every work group computes (a work
 		// group of fewer than 32 threads still takes a warp); at each tap
 		// a lane makes npb·ocb·px products from px inputs and npb·ocb
-		// weights it reads from shared memory (about two operations a
-		// read); and each work group stages its patch and weights (about
-		// two operations an element).
+		// weights it reads from shared memory (a read weighs 8 products:
+		// on llvmpipe a shared read is a gather, and the weight halved
+		// graph_synth4's and bmshj2018's decodes against 2 in one run);
+		// and each work group stages its patch and weights (about two
+		// operations an element).
 		w, lanes := t[0]*t[2], max(t[0]*t[1], 32)
 		sums := l.npb * l.ocb * t[2]
 		tiles := (wo + w - 1) / w * ((ho + t[1] - 1) / t[1])
-		cost := tiles * (lanes*l.kh*l.kw*(sums+2*(t[2]+l.npb*l.ocb)) + 2*perChannel/4)
+		cost := tiles * (lanes*l.kh*l.kw*(sums+8*(t[2]+l.npb*l.ocb)) + 2*perChannel/4)
 		if best < 0 || cost < best {
 			best, tx, ty, px, cib, ok = cost, t[0], t[1], t[2], c, true
 		}

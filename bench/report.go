@@ -273,9 +273,11 @@ func (r *Report) splitTable(b *strings.Builder) {
 				"kernel is the device's time for the dispatches (GL_TIME_ELAPSED); " +
 				"host is the rest (input policy, conversions, Go). " +
 				"Where kernel reads about 1 ns a dispatch, the implementation ran the work inside the dispatch call " +
-				"(llvmpipe does) and dispatch holds it; no kernel-only throughput is given then.\n\n" +
-				"| case | total | upload | alloc | dispatch (n) | kernel | wait | readback | host | kernel-only throughput | top shader |\n" +
-				"|---|---|---|---|---|---|---|---|---|---|---|\n")
+				"(llvmpipe does) and dispatch holds it; no kernel-only throughput is given then. " +
+				"host/elem is host over the elements uploaded and read back; device memory is what the loaded graph holds " +
+				"(parameters and its pool of tensor buffers).\n\n" +
+				"| case | total | upload | alloc | dispatch (n) | kernel | wait | readback | host | host/elem | device memory | kernel-only throughput | top shader |\n" +
+				"|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 			head = true
 		}
 		kt := "–"
@@ -286,9 +288,14 @@ func (r *Report) splitTable(b *strings.Builder) {
 		if i := topShader(s.Shaders); i >= 0 {
 			top = fmt.Sprintf("%s ×%d, %s", s.Shaders[i].Shader, s.Shaders[i].Dispatches, dur(float64(s.Shaders[i].KernelNS)))
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s (%d) | %s | %s | %s | %s | %s | %s |\n", f.Case,
+		perElem := "–"
+		if n := (s.UploadBytes + s.ReadbackBytes) / 4; n > 0 {
+			perElem = fmt.Sprintf("%.1f ns", float64(s.HostNS())/float64(n))
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s (%d) | %s | %s | %s | %s | %s | %.1f MiB | %s | %s |\n", f.Case,
 			dur(float64(s.TotalNS)), dur(float64(s.UploadNS)), dur(float64(s.AllocNS)), dur(float64(s.DispatchNS)), s.Dispatches,
-			dur(float64(s.KernelNS)), dur(float64(s.WaitNS)), dur(float64(s.ReadbackNS)), dur(float64(s.HostNS())), kt, top)
+			dur(float64(s.KernelNS)), dur(float64(s.WaitNS)), dur(float64(s.ReadbackNS)), dur(float64(s.HostNS())), perElem,
+			float64(s.DeviceBytes)/(1<<20), kt, top)
 	}
 }
 

@@ -3,6 +3,7 @@ package bench
 import (
 	"github.com/waiops/waiops/drivers"
 	"github.com/waiops/waiops/fabric"
+	"github.com/waiops/waiops/internal/setcorpus"
 	"github.com/waiops/waiops/tensor"
 )
 
@@ -13,8 +14,8 @@ import (
 // graphs itself (a fabric is a fabric.Loader). want picks which of
 // "int_synth" and "world" run (Sweep.Wants).
 func Apps(fabrics []fabric.Fabric, opt Options, want func(op string) bool) []Figure {
-	set, payload := drivers.SampleSynth()
-	tNet, gsNet := drivers.SampleWorld()
+	set, payload := setcorpus.SampleSynth()
+	tNet, gsNet := setcorpus.SampleWorld()
 	z0 := tensor.New(tensor.Shape{C: 2, H: 64, W: 64})
 	rows := make([][]int64, 31)
 	for i := range rows {

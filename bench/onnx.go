@@ -14,13 +14,13 @@ func i64s(v ...int) []int64 {
 }
 
 // convIntegerModel writes a one-node ONNX model, y = ConvInteger(x, w) with
-// 3×3 zero padding 1, x int8 [1, cin, h, w], w int8 [cout, cin, k, k],
-// y int32, through the onnx package's protobuf binding.
+// 3×3 zero padding 1, x int8 [1, cin, h, w] (uint8 for u8 data), w int8
+// [cout, cin, k, k], y int32, through the onnx package's protobuf binding.
 func convIntegerModel(p *peerConv) ([]byte, error) {
 	b := onnx.NewBuilder("peer", 13)
 	b.Node("ConvInteger", []string{"x", "w"}, []string{"y"},
 		onnx.IntsAttr("kernel_shape", i64s(p.k, p.k)...), onnx.IntsAttr("pads", 1, 1, 1, 1))
-	b.Input("x", onnx.Int8, i64s(1, p.cin, p.side, p.side)...)
+	b.Input("x", p.xType(), i64s(1, p.cin, p.side, p.side)...)
 	b.Input("w", onnx.Int8, i64s(p.cout, p.cin, p.k, p.k)...)
 	b.Output("y", onnx.Int32, i64s(1, p.cout, p.side, p.side)...)
 	return b.Bytes()

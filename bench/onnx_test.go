@@ -46,3 +46,29 @@ func mustParse(t *testing.T, b []byte) *onnx.Model {
 	}
 	return m
 }
+
+// TestPeerModelsU8: on u8 data both models take x as uint8, ConvInteger in
+// NCHW, QLinearConv in NHWC with y uint8 too; on i8 data, int8.
+func TestPeerModelsU8(t *testing.T) {
+	for _, c := range []struct {
+		unsigned bool
+		elem     int32
+	}{{false, onnx.Int8}, {true, onnx.Uint8}} {
+		p := &peerConv{cin: 4, cout: 2, k: 3, side: 5, unsigned: c.unsigned, w: make([]int64, 2*4*9)}
+		ci, err := convIntegerModel(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ql, err := qlinearConvModel(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, q := mustParse(t, ci).Graph, mustParse(t, ql).Graph
+		if x := g.Inputs[0]; x.Name != "x" || x.ElemType != c.elem || x.Dims[1] != 4 {
+			t.Errorf("ConvInteger, unsigned %v: x %+v", c.unsigned, x)
+		}
+		if x, y := q.Inputs[0], q.Outputs[0]; x.ElemType != c.elem || y.ElemType != c.elem || x.Dims[3] != 4 || y.Dims[3] != 2 {
+			t.Errorf("QLinearConv, unsigned %v: x %+v, y %+v", c.unsigned, x, y)
+		}
+	}
+}

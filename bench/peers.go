@@ -32,9 +32,16 @@ type Peer struct {
 	// "rq u8" (the sums rounded half-even by 2^qShift and clamped).
 	Output       string  `json:"output"`
 	MedianNS     float64 `json:"median_ns,omitempty"`
-	Throughput   float64 `json:"per_second,omitempty"`
+	MinNS        float64 `json:"min_ns,omitempty"`
+	Throughput   float64 `json:"per_second,omitempty"`      // at the median
 	Ours         float64 `json:"ours_per_second,omitempty"` // our CPU fabric on the same conv, threads and output
-	OursOverPeer float64 `json:"ours_over_peer,omitempty"`  // our throughput / the peer's
+	OursOverPeer float64 `json:"ours_over_peer,omitempty"`  // our throughput / the peer's, at the medians
+	// Fastest and OursFastest are the throughputs at each side's fastest
+	// run, BestOverPeer their ratio: on a machine shared with other work
+	// the steadier figures.
+	Fastest      float64 `json:"per_second_fastest,omitempty"`
+	OursFastest  float64 `json:"ours_per_second_fastest,omitempty"`
+	BestOverPeer float64 `json:"ours_over_peer_fastest,omitempty"`
 	Equal        bool    `json:"outputs_equal"`
 	Note         string  `json:"note,omitempty"`
 	Skipped      string  `json:"skipped,omitempty"`
@@ -210,14 +217,14 @@ func RunPeers(names []string, peersDir string, side, runs int) []Peer {
 // oursFigure is our CPU fabric's throughput on one form of the peer conv
 // and its outputs.
 type oursFigure struct {
-	perSecond float64
-	outs      []*tensor.T
-	err       string
+	perSecond, fastest float64 // at the median and at the fastest run
+	outs               []*tensor.T
+	err                string
 }
 
 func measureOurs(cpu fabric.Fabric, p *peerConv, rq bool, runs int) oursFigure {
 	fig, outs := measure(cpu, p.caseOf(rq), Options{Runs: runs, Warmup: 1, Budget: 1 << 62})
-	return oursFigure{fig.Throughput, outs, fig.Err}
+	return oursFigure{fig.Throughput, float64(fig.Work) / (fig.MinNS / 1e9), outs, fig.Err}
 }
 
 // runPeer runs peer n on p at th threads: none, one or two runs (oneDNN
@@ -321,24 +328,30 @@ func timed(pr Peer, cmd *exec.Cmd, out string) peerRun {
 		pr.Skipped = fmt.Sprintf("%v: %s", err, strings.TrimSpace(stderr.String()))
 		return peerRun{Peer: pr}
 	}
-	ns, impl, err := parsePeerOutput(string(stdout))
+	med, fastest, impl, err := parsePeerOutput(string(stdout))
 	if err != nil {
 		pr.Skipped = err.Error()
 		return peerRun{Peer: pr}
 	}
-	pr.MedianNS, pr.Impl = ns, impl
+	pr.MedianNS, pr.MinNS, pr.Impl = med, fastest, impl
 	return peerRun{Peer: pr, out: out}
 }
 
-// parsePeerOutput reads a peer's stdout: the median time in nanoseconds,
-// then, optionally after a space, the implementation it picked.
-func parsePeerOutput(s string) (ns float64, impl string, err error) {
-	first, rest, _ := strings.Cut(strings.TrimSpace(s), " ")
-	ns, err = strconv.ParseFloat(first, 64)
-	if err != nil || ns <= 0 {
-		return 0, "", fmt.Errorf("unreadable timing: %q", s)
+// parsePeerOutput reads a peer's stdout: the median and the fastest run's
+// time in nanoseconds, then, optionally, the implementation it picked, all
+// separated by spaces.
+func parsePeerOutput(s string) (median, fastest float64, impl string, err error) {
+	f := strings.Fields(s)
+	if len(f) >= 2 {
+		median, err = strconv.ParseFloat(f[0], 64)
+		if err == nil {
+			fastest, err = strconv.ParseFloat(f[1], 64)
+		}
 	}
-	return ns, strings.TrimSpace(rest), nil
+	if len(f) < 2 || err != nil || fastest <= 0 || fastest > median {
+		return 0, 0, "", fmt.Errorf("unreadable timing: %q", s)
+	}
+	return median, fastest, strings.Join(f[2:], " "), nil
 }
 
 // finish fills in the ratio to ours at the same threads and output, and
@@ -354,6 +367,8 @@ func finish(pr peerRun, p *peerConv, th int, ours oursFigure) Peer {
 	pr.Throughput = float64(p.work()) / (pr.MedianNS / 1e9)
 	pr.Ours = ours.perSecond
 	pr.OursOverPeer = ours.perSecond / pr.Throughput
+	pr.Fastest, pr.OursFastest = float64(p.work())/(pr.MinNS/1e9), ours.fastest
+	pr.BestOverPeer = ours.fastest / pr.Fastest
 	out, err := os.ReadFile(pr.out)
 	if err != nil || len(ours.outs) != 1 || len(out) != 4*len(ours.outs[0].Data) {
 		pr.Note = "peer output missing or of the wrong size"
@@ -372,9 +387,10 @@ func finish(pr peerRun, p *peerConv, th int, ours oursFigure) Peer {
 
 // Headline is, for one data kind and thread count, the fastest int8
 // library peer whose outputs equal ours (the C loop is no library), and
-// our throughput over its. Scope says which peers competed: every one, or
-// (when the fastest used AMX, which our kernels do not) those at AVX-512
-// VNNI or below, the instruction set of our kernels.
+// our throughput over its, at the medians and at each side's fastest run.
+// The fastest peer is the one with the fastest run, the steadier figure on
+// a shared machine. Scope says which peers competed: every one, or (when
+// the fastest used AMX, which our kernels do not) those without AMX.
 type Headline struct {
 	Data         string  `json:"data"`
 	Threads      int     `json:"threads"`
@@ -385,6 +401,9 @@ type Headline struct {
 	Throughput   float64 `json:"peer_per_second"`
 	Ours         float64 `json:"ours_per_second"`
 	OursOverPeer float64 `json:"ours_over_peer"`
+	Fastest      float64 `json:"peer_per_second_fastest"`
+	OursFastest  float64 `json:"ours_per_second_fastest"`
+	BestOverPeer float64 `json:"ours_over_peer_fastest"`
 }
 
 // Headline scopes.
@@ -400,7 +419,7 @@ func Headlines(peers []Peer) []Headline {
 	var hs []Headline
 	at := map[[3]string]int{}
 	for _, p := range peers {
-		if p.Skipped != "" || !p.Equal || p.Name == "c" || p.Throughput <= 0 {
+		if p.Skipped != "" || !p.Equal || p.Name == "c" || p.Fastest <= 0 {
 			continue
 		}
 		for _, scope := range []string{anyISA, noAMXISA} {
@@ -408,13 +427,14 @@ func Headlines(peers []Peer) []Headline {
 				continue
 			}
 			k := [3]string{p.Data, strconv.Itoa(p.Threads), scope}
-			h := Headline{p.Data, p.Threads, scope, p.Name, p.Impl, p.Output, p.Throughput, p.Ours, p.OursOverPeer}
+			h := Headline{p.Data, p.Threads, scope, p.Name, p.Impl, p.Output, p.Throughput, p.Ours, p.OursOverPeer,
+				p.Fastest, p.OursFastest, p.BestOverPeer}
 			i, ok := at[k]
 			switch {
 			case !ok:
 				at[k] = len(hs)
 				hs = append(hs, h)
-			case p.Throughput > hs[i].Throughput:
+			case p.Fastest > hs[i].Fastest:
 				hs[i] = h
 			}
 		}

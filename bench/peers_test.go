@@ -75,51 +75,56 @@ func TestOneDNNNotInstalled(t *testing.T) {
 	}
 }
 
-// TestParsePeerOutput: a peer prints its median in ns, then optionally the
-// implementation it picked.
+// TestParsePeerOutput: a peer prints its median and fastest run in ns,
+// then optionally the implementation it picked (as onednn_conv.c,
+// conv.c and ort_conv.js print them).
 func TestParsePeerOutput(t *testing.T) {
 	for _, c := range []struct {
-		in   string
-		ns   float64
-		impl string
-		ok   bool
+		in        string
+		med, fast float64
+		impl      string
+		ok        bool
 	}{
-		{"434457 brgconv:avx512_core_amx_int8\n", 434457, "brgconv:avx512_core_amx_int8", true},
-		{"2871710\n", 2871710, "", true},
-		{"1.5e6  jit_int8:avx512_core_vnni \n", 1.5e6, "jit_int8:avx512_core_vnni", true},
-		{"", 0, "", false},
-		{"brgconv 12", 0, "", false},
-		{"-3 x", 0, "", false},
-		{"0\n", 0, "", false},
+		{"434457 380117 brgconv:avx512_core_amx_int8\n", 434457, 380117, "brgconv:avx512_core_amx_int8", true},
+		{"2871710 2871710\n", 2871710, 2871710, "", true},
+		{"1.5e6  1.2e6 jit_int8:avx512_core_vnni \n", 1.5e6, 1.2e6, "jit_int8:avx512_core_vnni", true},
+		{"", 0, 0, "", false},
+		{"2871710\n", 0, 0, "", false},                    // no fastest run
+		{"100 200 x", 0, 0, "", false},                    // fastest above the median
+		{"brgconv 12", 0, 0, "", false},                   // no number first
+		{"100 brgconv:avx512_core_vnni", 0, 0, "", false}, // the impl where the fastest run goes
+		{"5 -3 x", 0, 0, "", false},
+		{"0 0\n", 0, 0, "", false},
 	} {
-		ns, impl, err := parsePeerOutput(c.in)
-		if (err == nil) != c.ok || ns != c.ns || impl != c.impl {
-			t.Errorf("parsePeerOutput(%q) = %g, %q, %v; want %g, %q, ok %v", c.in, ns, impl, err, c.ns, c.impl, c.ok)
+		med, fast, impl, err := parsePeerOutput(c.in)
+		if (err == nil) != c.ok || med != c.med || fast != c.fast || impl != c.impl {
+			t.Errorf("parsePeerOutput(%q) = %g, %g, %q, %v; want %g, %g, %q, ok %v", c.in, med, fast, impl, err, c.med, c.fast, c.impl, c.ok)
 		}
 	}
 }
 
-// TestHeadlines: per data kind and thread count, the fastest peer whose
-// outputs equal ours, never the C loop, a skipped peer or one whose
-// outputs differ; where the fastest used AMX, the fastest without follows.
+// TestHeadlines: per data kind and thread count, the peer with the
+// fastest run whose outputs equal ours, never the C loop, a skipped peer
+// or one whose outputs differ; where the fastest used AMX, the fastest
+// without follows.
 func TestHeadlines(t *testing.T) {
 	ps := []Peer{
-		{Name: "c", Data: "i8", Threads: 1, Throughput: 9e12, Equal: true},
-		{Name: "ort", Data: "i8", Threads: 1, Throughput: 10e9, Ours: 60e9, OursOverPeer: 6, Equal: true},
-		{Name: "onednn", Data: "i8", Threads: 1, Throughput: 300e9, Ours: 60e9, OursOverPeer: 0.2, Equal: true, Impl: "jit_int8:avx512_core_vnni"},
-		{Name: "ort-qlinear", Data: "i8", Threads: 1, Throughput: 500e9, Equal: false},
-		{Name: "ort", Data: "i8", Threads: 2, Throughput: 20e9, Ours: 100e9, OursOverPeer: 5, Equal: true},
+		{Name: "c", Data: "i8", Threads: 1, Fastest: 9e12, Equal: true},
+		{Name: "ort", Data: "i8", Threads: 1, Fastest: 10e9, Equal: true},
+		{Name: "onednn", Data: "i8", Threads: 1, Throughput: 3e9, Fastest: 300e9, OursFastest: 60e9, BestOverPeer: 0.2, Equal: true, Impl: "jit_int8:avx512_core_vnni"},
+		{Name: "ort-qlinear", Data: "i8", Threads: 1, Throughput: 400e9, Fastest: 500e9, Equal: false},
+		{Name: "ort", Data: "i8", Threads: 2, Throughput: 20e9, Fastest: 25e9, OursOverPeer: 5, Equal: true},
 		{Name: "onednn", Data: "i8", Threads: 2, Skipped: "oneDNN not installed"},
-		{Name: "ort-qlinear", Data: "u8", Threads: 1, Throughput: 200e9, Ours: 80e9, OursOverPeer: 0.4, Equal: true, Output: "rq u8"},
-		{Name: "onednn", Data: "u8", Threads: 1, Throughput: 2e12, Ours: 60e9, OursOverPeer: 0.03, Equal: true, Impl: "brgconv:avx512_core_amx_int8"},
-		{Name: "onednn vnni", Data: "u8", Threads: 1, Throughput: 400e9, Ours: 60e9, OursOverPeer: 0.15, Equal: true, Impl: "brgconv:avx512_core_vnni"},
+		{Name: "ort-qlinear", Data: "u8", Threads: 1, Fastest: 200e9, Equal: true, Output: "rq u8"},
+		{Name: "onednn", Data: "u8", Threads: 1, Fastest: 2e12, Equal: true, Impl: "brgconv:avx512_core_amx_int8"},
+		{Name: "onednn vnni", Data: "u8", Threads: 1, Fastest: 400e9, Equal: true, Impl: "brgconv:avx512_core_vnni"},
 	}
 	got := Headlines(ps)
 	want := []Headline{
-		{Data: "i8", Threads: 1, Scope: anyISA, Peer: "onednn", Impl: "jit_int8:avx512_core_vnni", Throughput: 300e9, Ours: 60e9, OursOverPeer: 0.2},
-		{Data: "i8", Threads: 2, Scope: anyISA, Peer: "ort", Throughput: 20e9, Ours: 100e9, OursOverPeer: 5},
-		{Data: "u8", Threads: 1, Scope: anyISA, Peer: "onednn", Impl: "brgconv:avx512_core_amx_int8", Throughput: 2e12, Ours: 60e9, OursOverPeer: 0.03},
-		{Data: "u8", Threads: 1, Scope: noAMXISA, Peer: "onednn vnni", Impl: "brgconv:avx512_core_vnni", Throughput: 400e9, Ours: 60e9, OursOverPeer: 0.15},
+		{Data: "i8", Threads: 1, Scope: anyISA, Peer: "onednn", Impl: "jit_int8:avx512_core_vnni", Throughput: 3e9, Fastest: 300e9, OursFastest: 60e9, BestOverPeer: 0.2},
+		{Data: "i8", Threads: 2, Scope: anyISA, Peer: "ort", Throughput: 20e9, Fastest: 25e9, OursOverPeer: 5},
+		{Data: "u8", Threads: 1, Scope: anyISA, Peer: "onednn", Impl: "brgconv:avx512_core_amx_int8", Fastest: 2e12},
+		{Data: "u8", Threads: 1, Scope: noAMXISA, Peer: "onednn vnni", Impl: "brgconv:avx512_core_vnni", Fastest: 400e9},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %+v, want %+v", got, want)
@@ -136,16 +141,16 @@ func TestHeadlines(t *testing.T) {
 func TestPeerMarkdown(t *testing.T) {
 	r := &Report{Peers: []Peer{
 		{Name: "ort-qlinear", Case: "conv3x3_raw_u8_128", Data: "u8", Threads: 2, Output: "rq u8", MedianNS: 3e6,
-			Throughput: 200e9, Ours: 80e9, OursOverPeer: 0.4, Equal: true},
+			Throughput: 200e9, Ours: 80e9, OursOverPeer: 0.4, Fastest: 220e9, OursFastest: 99e9, BestOverPeer: 0.45, Equal: true},
 		{Name: "onednn", Data: "i8", Threads: 1, Skipped: "oneDNN not installed"},
 	}}
 	r.Headlines = Headlines(r.Peers)
 	var b strings.Builder
 	r.peerMarkdown(&b)
 	for _, want := range []string{
-		"| u8 | 2 | ort-qlinear | – | rq u8 | 3.00 ms | 200.00 GMAC/s | 80.00 GMAC/s | 0.40 | true |  |",
-		"| i8 | 1 | onednn | – | – | – | – | – | – | – | skipped: oneDNN not installed |",
-		"| u8 | 2 | any ISA | ort-qlinear | – | rq u8 | 200.00 GMAC/s | 80.00 GMAC/s | 0.400 |",
+		"| u8 | 2 | ort-qlinear | – | rq u8 | 3.00 ms | 200.00 GMAC/s | 80.00 GMAC/s | 0.400 | 0.450 | true |  |",
+		"| i8 | 1 | onednn | – | – | – | – | – | – | – | – | skipped: oneDNN not installed |",
+		"| u8 | 2 | any ISA | ort-qlinear | – | rq u8 | 220.00 GMAC/s | 99.00 GMAC/s | 0.450 | 0.400 |",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("missing %q in\n%s", want, b.String())
@@ -156,10 +161,11 @@ func TestPeerMarkdown(t *testing.T) {
 // TestFinishComparesOutputs: a peer's int32 outputs equal to ours are
 // marked equal; one element off (the sixth) is a difference at element 5;
 // the ratio is ours over the peer's throughput (work 64·64·9·4·4 MAC in
-// 1 ms against ours at twice that rate: 2).
+// 1 ms against ours at twice that rate: 2; at the fastest runs, the
+// peer's 0.5 ms against ours at six times the work a ms: 3).
 func TestFinishComparesOutputs(t *testing.T) {
 	p := newPeerConv(4, 1)
-	ours := oursFigure{perSecond: 2 * float64(p.work()) / 1e-3, outs: []*tensor.T{{Data: []int64{1, -2, 3, 70000, -5, 6}}}}
+	ours := oursFigure{perSecond: 2 * float64(p.work()) / 1e-3, fastest: 6 * float64(p.work()) / 1e-3, outs: []*tensor.T{{Data: []int64{1, -2, 3, 70000, -5, 6}}}}
 	for _, c := range []struct {
 		file  []int32
 		equal bool
@@ -177,9 +183,10 @@ func TestFinishComparesOutputs(t *testing.T) {
 		if err := os.WriteFile(out, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		got := finish(peerRun{Peer: Peer{Name: "x", MedianNS: 1e6}, out: out}, p, 1, ours)
-		if got.Equal != c.equal || got.Note != c.note || got.OursOverPeer != 2 {
-			t.Errorf("%v: equal %v, note %q, ratio %g; want %v, %q, 2", c.file, got.Equal, got.Note, got.OursOverPeer, c.equal, c.note)
+		got := finish(peerRun{Peer: Peer{Name: "x", MedianNS: 1e6, MinNS: 0.5e6}, out: out}, p, 1, ours)
+		if got.Equal != c.equal || got.Note != c.note || got.OursOverPeer != 2 || got.BestOverPeer != 3 {
+			t.Errorf("%v: equal %v, note %q, ratios %g, %g; want %v, %q, 2, 3", c.file, got.Equal, got.Note,
+				got.OursOverPeer, got.BestOverPeer, c.equal, c.note)
 		}
 	}
 }

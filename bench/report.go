@@ -117,27 +117,29 @@ func (r *Report) peerMarkdown(b *strings.Builder) {
 	b.WriteString("\n## Peers (same conv, same data, same threads)\n\n" +
 		"conv 3×3 64→64, zero padding 1, i8 weights, i8 or u8 data. Output s32: the raw sums; " +
 		"rq: the sums rounded half-even by 2^" + fmt.Sprint(qShift) + " and clamped to the data's 8 bits, " +
-		"on both sides. Ours is the CPU fabric at GOMAXPROCS = threads.\n\n" +
-		"| data | threads | peer | implementation | output | median | peer | ours | ours / peer | outputs equal | note |\n" +
-		"|---|---|---|---|---|---|---|---|---|---|---|\n")
+		"on both sides. Ours is the CPU fabric at GOMAXPROCS = threads. Peer and ours are throughputs at the medians; " +
+		"ours / peer is at the medians and (fastest) at each side's fastest run.\n\n" +
+		"| data | threads | peer | implementation | output | median | peer | ours | ours / peer | (fastest) | outputs equal | note |\n" +
+		"|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, p := range r.Peers {
 		if p.Skipped != "" {
-			fmt.Fprintf(b, "| %s | %d | %s | – | – | – | – | – | – | – | skipped: %s |\n", p.Data, p.Threads, p.Name, p.Skipped)
+			fmt.Fprintf(b, "| %s | %d | %s | – | – | – | – | – | – | – | – | skipped: %s |\n", p.Data, p.Threads, p.Name, p.Skipped)
 			continue
 		}
-		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %.2f | %v | %s |\n", p.Data, p.Threads, p.Name, orDash(p.Impl),
-			p.Output, dur(p.MedianNS), rate(p.Throughput, "MAC"), rate(p.Ours, "MAC"), p.OursOverPeer, p.Equal, p.Note)
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %.3f | %.3f | %v | %s |\n", p.Data, p.Threads, p.Name, orDash(p.Impl),
+			p.Output, dur(p.MedianNS), rate(p.Throughput, "MAC"), rate(p.Ours, "MAC"), p.OursOverPeer, p.BestOverPeer, p.Equal, p.Note)
 	}
 	if len(r.Headlines) == 0 {
 		return
 	}
 	b.WriteString("\n### Ours / the best int8 peer at equal threads\n\n" +
-		"The fastest library peer (not the C loop) whose outputs equal ours, per data kind and thread count; " +
+		"The library peer (not the C loop) with the fastest run whose outputs equal ours, per data kind and thread count; " +
 		"where it used AMX, which our kernels do not, also the fastest without.\n\n" +
-		"| data | threads | peers | best peer | implementation | output | peer | ours | ours / peer |\n|---|---|---|---|---|---|---|---|---|\n")
+		"| data | threads | peers | best peer | implementation | output | peer, fastest run | ours, fastest run | ours / peer, fastest | ours / peer, medians |\n" +
+		"|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, h := range r.Headlines {
-		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %.3f |\n", h.Data, h.Threads, h.Scope, h.Peer, orDash(h.Impl), h.Output,
-			rate(h.Throughput, "MAC"), rate(h.Ours, "MAC"), h.OursOverPeer)
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %.3f | %.3f |\n", h.Data, h.Threads, h.Scope, h.Peer, orDash(h.Impl), h.Output,
+			rate(h.Fastest, "MAC"), rate(h.OursFastest, "MAC"), h.BestOverPeer, h.OursOverPeer)
 	}
 }
 
@@ -271,9 +273,11 @@ func (r *Report) splitTable(b *strings.Builder) {
 				"kernel is the device's time for the dispatches (GL_TIME_ELAPSED); " +
 				"host is the rest (input policy, conversions, Go). " +
 				"Where kernel reads about 1 ns a dispatch, the implementation ran the work inside the dispatch call " +
-				"(llvmpipe does) and dispatch holds it; no kernel-only throughput is given then.\n\n" +
-				"| case | total | upload | alloc | dispatch (n) | kernel | wait | readback | host | kernel-only throughput | top shader |\n" +
-				"|---|---|---|---|---|---|---|---|---|---|---|\n")
+				"(llvmpipe does) and dispatch holds it; no kernel-only throughput is given then. " +
+				"host/elem is host over the elements uploaded and read back; device memory is what the loaded graph holds " +
+				"(parameters and its pool of tensor buffers).\n\n" +
+				"| case | total | upload | alloc | dispatch (n) | kernel | wait | readback | host | host/elem | device memory | kernel-only throughput | top shader |\n" +
+				"|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 			head = true
 		}
 		kt := "–"
@@ -284,9 +288,14 @@ func (r *Report) splitTable(b *strings.Builder) {
 		if i := topShader(s.Shaders); i >= 0 {
 			top = fmt.Sprintf("%s ×%d, %s", s.Shaders[i].Shader, s.Shaders[i].Dispatches, dur(float64(s.Shaders[i].KernelNS)))
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s (%d) | %s | %s | %s | %s | %s | %s |\n", f.Case,
+		perElem := "–"
+		if n := (s.UploadBytes + s.ReadbackBytes) / 4; n > 0 {
+			perElem = fmt.Sprintf("%.1f ns", float64(s.HostNS())/float64(n))
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s (%d) | %s | %s | %s | %s | %s | %.1f MiB | %s | %s |\n", f.Case,
 			dur(float64(s.TotalNS)), dur(float64(s.UploadNS)), dur(float64(s.AllocNS)), dur(float64(s.DispatchNS)), s.Dispatches,
-			dur(float64(s.KernelNS)), dur(float64(s.WaitNS)), dur(float64(s.ReadbackNS)), dur(float64(s.HostNS())), kt, top)
+			dur(float64(s.KernelNS)), dur(float64(s.WaitNS)), dur(float64(s.ReadbackNS)), dur(float64(s.HostNS())), perElem,
+			float64(s.DeviceBytes)/(1<<20), kt, top)
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"os"
 
 	"github.com/waiops/waiops/decoder"
-	"github.com/waiops/waiops/drivers"
 	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/refusal"
 )
@@ -55,6 +54,20 @@ func Example() {
 	// rgb sha256 c7d29811ea31735d5b936290b176723d2951eaeceb86e9e45d427bfc72a00fdc
 }
 
+// worldPair is the §14.3 corpus's world/1 pair: the WHM1 networks T and
+// g_s, as committed under vectors/certificates.
+func worldPair() (t, gs []byte) {
+	set := "../vectors/certificates/wai.world.model/f163e40fa3214752c362345d0fc62fa76c6f3ca0b2ebbf6512f20a784574d2ea/set/"
+	t, err := os.ReadFile(set + "T.whm")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if gs, err = os.ReadFile(set + "g_s.whm"); err != nil {
+		log.Fatal(err)
+	}
+	return t, gs
+}
+
 // Render a world/1 clip: frame 0 from the latent, then one frame per
 // action row (here A = 3: a move dx, dy and a third plane).
 func ExampleWorld_Render() {
@@ -63,8 +76,7 @@ func ExampleWorld_Render() {
 		log.Fatal(err)
 	}
 	defer d.Close()
-	t, gs := drivers.SampleWorld() // the corpus's pair: WHM1 networks T and g_s
-	w, err := d.LoadWorld(t, gs)
+	w, err := d.LoadWorld(worldPair())
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -93,8 +105,7 @@ func ExampleClip_Step() {
 		log.Fatal(err)
 	}
 	defer d.Close()
-	t, gs := drivers.SampleWorld()
-	w, err := d.LoadWorld(t, gs)
+	w, err := d.LoadWorld(worldPair())
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -3,8 +3,8 @@ package decoder
 import (
 	"testing"
 
-	"github.com/waiops/waiops/drivers"
 	"github.com/waiops/waiops/fabric"
+	"github.com/waiops/waiops/internal/setcorpus"
 	"github.com/waiops/waiops/internal/tally"
 )
 
@@ -13,7 +13,7 @@ import (
 // session loads), for the demo set (one graph) and the world pair (two).
 func TestLoadOnce(t *testing.T) {
 	set, _ := demo(t)
-	tb, gs := drivers.SampleWorld()
+	tb, gs := setcorpus.SampleWorld()
 	d := open(t, fabric.CPU)
 	for _, c := range []struct {
 		name   string
@@ -50,7 +50,7 @@ func TestDecodeOnce(t *testing.T) {
 	if n := before.Since(); n != (tally.Counts{Plans: 1, InputChecks: 1}) {
 		t.Errorf("one decode: %+v, want one plan and one input check", n)
 	}
-	tb, gs := drivers.SampleWorld()
+	tb, gs := setcorpus.SampleWorld()
 	w, err := d.LoadWorld(tb, gs)
 	if err != nil {
 		t.Fatal(err)

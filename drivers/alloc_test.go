@@ -1,9 +1,10 @@
-package drivers
+package drivers_test
 
 import (
 	"encoding/binary"
 	"testing"
 
+	"github.com/waiops/waiops/drivers"
 	"github.com/waiops/waiops/internal/spectest"
 	"github.com/waiops/waiops/refusal"
 )
@@ -15,8 +16,8 @@ func TestAllocBoundsDrivers(t *testing.T) {
 	header := func(magic string, layers uint32) []byte {
 		return le32(append([]byte(magic), make([]byte, 12)...), layers)
 	}
-	igdn := le32(append(header("WHM1", 1), TagIGDN), 1<<32-1)
-	conv := append(header("WAM1", 1), TagConv)
+	igdn := le32(append(header("WHM1", 1), drivers.TagIGDN), 1<<32-1)
+	conv := append(header("WAM1", 1), drivers.TagConv)
 	for _, v := range []uint32{1<<32 - 1, 1<<32 - 1, 1<<32 - 1, 1, 0} {
 		conv = le32(conv, v)
 	}
@@ -27,15 +28,15 @@ func TestAllocBoundsDrivers(t *testing.T) {
 		code refusal.Code
 		read func([]byte) error
 	}{
-		{"WHM1 igdn of 2^32 - 1 channels", igdn, refusal.ModelMismatch, func(b []byte) error { _, err := ParseWHM(b, false); return err }},
-		{"WAM1 conv of 2^32 - 1 channels and k", conv, refusal.ModelMismatch, func(b []byte) error { _, err := ParseWHM(b, true); return err }},
-		{"WHM1 of 2^32 - 1 layers", header("WHM1", 1<<32-1), refusal.ModelMismatch, func(b []byte) error { _, err := ParseWHM(b, false); return err }},
-		{"WMB1 member of 2^32 - 1 bytes", le32([]byte("WMB1"), 1<<32-1), refusal.ModelMismatch, func(b []byte) error { _, err := ParseWMB(b); return err }},
+		{"WHM1 igdn of 2^32 - 1 channels", igdn, refusal.ModelMismatch, func(b []byte) error { _, err := drivers.ParseWHM(b, false); return err }},
+		{"WAM1 conv of 2^32 - 1 channels and k", conv, refusal.ModelMismatch, func(b []byte) error { _, err := drivers.ParseWHM(b, true); return err }},
+		{"WHM1 of 2^32 - 1 layers", header("WHM1", 1<<32-1), refusal.ModelMismatch, func(b []byte) error { _, err := drivers.ParseWHM(b, false); return err }},
+		{"WMB1 member of 2^32 - 1 bytes", le32([]byte("WMB1"), 1<<32-1), refusal.ModelMismatch, func(b []byte) error { _, err := drivers.ParseWMB(b); return err }},
 		{"int_synth layer of 2^26 channels and k 2^16", bigSynth, refusal.PayloadMalformed, func(b []byte) error {
-			_, err := Lower(IntSynth, nil, []File{{"int_synth.json", b}})
+			_, err := drivers.Lower(drivers.IntSynth, nil, []drivers.File{{"int_synth.json", b}})
 			return err
 		}},
-		{"z0 of 2^26 values and no data", []byte(`{"data":[],"shape":["1","8192","8192"]}`), refusal.GeometryMismatch, func(b []byte) error { _, err := ParseLatent(b); return err }},
+		{"z0 of 2^26 values and no data", []byte(`{"data":[],"shape":["1","8192","8192"]}`), refusal.GeometryMismatch, func(b []byte) error { _, err := drivers.ParseLatent(b); return err }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			n := spectest.Bounded(t, len(c.b), c.code, func() error { return c.read(c.b) })

@@ -23,7 +23,7 @@
 //
 // The native readers (WHM1, WAM1, WMB1) follow docs/READINGS.md D-D, and the
 // int_synth payload layout too; the payload texts they stand for are not
-// held (D-G). Encode* write the same forms, for tests and the §14.3 corpus
-// (CorpusFiles, GraphCases). Applications use package decoder; tools that
-// only run graphs use plan or a fabric.
+// held (D-G). Encode* write the same forms, for tests and for the §14.3
+// corpus, which internal/setcorpus generates. Applications use package
+// decoder; tools that only run graphs use plan or a fabric.
 package drivers

@@ -1,14 +1,19 @@
-package drivers
+package drivers_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/waiops/waiops/drivers"
+	"github.com/waiops/waiops/internal/setcorpus"
+)
 
 // BenchmarkDecodeSynth256 is one int_synth decode at 256×256 output on the
 // CPU reference, lowering and certificate included (as a sink without a
 // cache does it).
 func BenchmarkDecodeSynth256(b *testing.B) {
-	set, payload := SampleSynth()
+	set, payload := setcorpus.SampleSynth()
 	for b.Loop() {
-		if _, err := DecodeSynth(cpu, set, payload); err != nil {
+		if _, err := drivers.DecodeSynth(cpu, set, payload); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -17,8 +22,8 @@ func BenchmarkDecodeSynth256(b *testing.B) {
 // BenchmarkRenderWorld32 renders 32 frames of the corpus's world/1 set
 // (C = 2, A = 3) at a 64×64 latent on the CPU reference.
 func BenchmarkRenderWorld32(b *testing.B) {
-	t, gs := SampleWorld()
-	z0, err := ParseLatent([]byte(`{"data":[` + zeros(2*64*64) + `],"shape":["2","64","64"]}`))
+	t, gs := setcorpus.SampleWorld()
+	z0, err := drivers.ParseLatent([]byte(`{"data":[` + zeros(2*64*64) + `],"shape":["2","64","64"]}`))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -27,7 +32,7 @@ func BenchmarkRenderWorld32(b *testing.B) {
 		rows[i] = []int64{1, -1, 0} // moves (dx, dy, 0)
 	}
 	for b.Loop() {
-		if _, err := RenderWorld(cpu, t, gs, z0, rows); err != nil {
+		if _, err := drivers.RenderWorld(cpu, t, gs, z0, rows); err != nil {
 			b.Fatal(err)
 		}
 	}

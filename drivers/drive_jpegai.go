@@ -44,7 +44,7 @@ func DecodeScale(load fabric.Loader, hsY, hsUV, norm []byte, seg ScaleSegments) 
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(seg.GRFSY) != czY || len(seg.GRFSUV) != czUV {
+	if len(seg.GRFSY) != ScaleChannelsY || len(seg.GRFSUV) != ScaleChannelsUV {
 		return nil, nil, refusal.New(refusal.ModelMismatch, "%d and %d GRFS flags; the planes have 160 and 96 channels", len(seg.GRFSY), len(seg.GRFSUV))
 	}
 	// §13.6.1 step 4: T_y[σ] from pmf row σ and B_y[σ] = bounds[σ], σ < 32.
@@ -61,8 +61,8 @@ func DecodeScale(load fabric.Loader, hsY, hsUV, norm []byte, seg ScaleSegments) 
 		flags  []bool
 	}
 	planes := []plane{
-		{"hs_y", czY, n.CdfsY, 0, seg.SORP, seg.GRFSY},
-		{"hs_uv", czUV, n.CdfsUV, czY, seg.SORS, seg.GRFSUV},
+		{"hs_y", ScaleChannelsY, n.CdfsY, 0, seg.SORP, seg.GRFSY},
+		{"hs_uv", ScaleChannelsUV, n.CdfsUV, ScaleChannelsY, seg.SORS, seg.GRFSUV},
 	}
 	out := make([]*ScalePlane, 2)
 	for i, p := range planes {
@@ -182,9 +182,9 @@ func ParseGRFS(b []byte) (y, uv []bool, err error) {
 		}
 		return out, nil
 	}
-	if y, err = read("y", czY); err != nil {
+	if y, err = read("y", ScaleChannelsY); err != nil {
 		return nil, nil, err
 	}
-	uv, err = read("uv", czUV)
+	uv, err = read("uv", ScaleChannelsUV)
 	return y, uv, err
 }

@@ -1,18 +1,20 @@
-package drivers
+package drivers_test
 
 import (
 	"testing"
 
+	"github.com/waiops/waiops/drivers"
+	"github.com/waiops/waiops/internal/setcorpus"
 	"github.com/waiops/waiops/stage"
 )
 
 // memory is n deterministic bytes whose last is nonzero, so mans_decode's
 // init finds its sentinel bit.
 func memory(seed uint64, n int) []byte {
-	r := &prng{s: seed}
+	r := setcorpus.NewRand(seed)
 	b := make([]byte, n)
 	for i := range b {
-		b[i] = byte(r.next())
+		b[i] = byte(r.Next())
 	}
 	b[n-1] |= 0x80
 	return b
@@ -28,25 +30,25 @@ func memory(seed uint64, n int) []byte {
 //	g = 100 (not coded: 100 ≤ 382): −80 → R_half_up(20, 7) = 0
 //	g = 0, flag unset: −80 → R_half_up(−80, 7) = ⌊−16/128⌋ = −1 → clamp 0
 func TestDecodeScaleByHand(t *testing.T) {
-	zero := func(cz int) [3]ScaleBlock {
-		b := jpegaiBlocks(1, cz)
+	zero := func(cz int) [3]drivers.ScaleBlock {
+		b := setcorpus.JPEGAIBlocks(1, cz)
 		for i := range b {
 			b[i].W, b[i].Bias = make([]int64, len(b[i].W)), make([]int64, len(b[i].Bias))
 		}
 		return b
 	}
-	n := jpegaiNorm()
-	n.GainY = make([]int64, czY)
-	n.GainUV = make([]int64, czUV)
+	n := setcorpus.JPEGAINorm()
+	n.GainY = make([]int64, drivers.ScaleChannelsY)
+	n.GainUV = make([]int64, drivers.ScaleChannelsUV)
 	copy(n.GainY, []int64{1000, 1000, 2000, 100})
-	seg := ScaleSegments{SOZ: memory(11, 1<<14), SORP: memory(12, 1<<14), SORS: memory(13, 64),
-		GRFSY: make([]bool, czY), GRFSUV: make([]bool, czUV)}
+	seg := drivers.ScaleSegments{SOZ: memory(11, 1<<14), SORP: memory(12, 1<<14), SORS: memory(13, 64),
+		GRFSY: make([]bool, drivers.ScaleChannelsY), GRFSUV: make([]bool, drivers.ScaleChannelsUV)}
 	seg.GRFSY[1] = true
-	y, uv, err := DecodeScale(cpu, EncodeScaleWeights(czY, zero(czY)), EncodeScaleWeights(czUV, zero(czUV)), EncodeNorm(n), seg)
+	y, uv, err := drivers.DecodeScale(cpu, drivers.EncodeScaleWeights(drivers.ScaleChannelsY, zero(drivers.ScaleChannelsY)), drivers.EncodeScaleWeights(drivers.ScaleChannelsUV, zero(drivers.ScaleChannelsUV)), drivers.EncodeNorm(n), seg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if y.V.Shape.C != czY || y.V.Shape.H != 16 || uv.Z.Shape.C != czUV || uv.Z.Shape.H != 4 {
+	if y.V.Shape.C != drivers.ScaleChannelsY || y.V.Shape.H != 16 || uv.Z.Shape.C != drivers.ScaleChannelsUV || uv.Z.Shape.H != 4 {
 		t.Fatalf("shapes: v %v, uv z %v", y.V.Shape, uv.Z.Shape)
 	}
 	want := []struct{ v, likely, mask, sigma int64 }{{1000, 1000, 1, 7}, {1000, 1000, 1, 8}, {2000, 2000, 1, 17}, {100, 100, 0, 0}, {0, 0, 0, 0}}
@@ -68,7 +70,7 @@ func TestDecodeScaleByHand(t *testing.T) {
 	if nz == 0 { // 768 coded positions over 16 KiB of stream decode some symbols
 		t.Error("the luma latent decoded no symbol")
 	}
-	for _, p := range []*ScalePlane{y, uv} {
+	for _, p := range []*drivers.ScalePlane{y, uv} {
 		for _, z := range p.Z.Data {
 			if z < -31 || z > 32 {
 				t.Fatalf("z = %d is outside [−31, 32]", z)
@@ -82,7 +84,7 @@ func TestDecodeScaleByHand(t *testing.T) {
 	}
 	// A SOZ whose last 8 bytes hold no sentinel bit: stream_exhausted (E8).
 	seg.SOZ = make([]byte, 8)
-	if _, _, err := DecodeScale(cpu, EncodeScaleWeights(czY, zero(czY)), EncodeScaleWeights(czUV, zero(czUV)), EncodeNorm(n), seg); codeOf(err) != stage.StreamExhausted {
+	if _, _, err := drivers.DecodeScale(cpu, drivers.EncodeScaleWeights(drivers.ScaleChannelsY, zero(drivers.ScaleChannelsY)), drivers.EncodeScaleWeights(drivers.ScaleChannelsUV, zero(drivers.ScaleChannelsUV)), drivers.EncodeNorm(n), seg); codeOf(err) != stage.StreamExhausted {
 		t.Errorf("a zero SOZ: %v", err)
 	}
 }
@@ -91,8 +93,8 @@ func TestSatAdd(t *testing.T) {
 	for _, c := range []struct{ a, b, want int64 }{
 		{1<<63 - 100, 181, 1<<63 - 1}, {-1 << 63, -80, -1 << 63}, {1<<63 - 181, 181, 1<<63 - 1}, {5, -80, -75},
 	} {
-		if got := satAdd(c.a, c.b); got != c.want {
-			t.Errorf("satAdd(%d, %d) = %d, want %d", c.a, c.b, got, c.want)
+		if got := drivers.SatAdd(c.a, c.b); got != c.want {
+			t.Errorf("drivers.SatAdd(%d, %d) = %d, want %d", c.a, c.b, got, c.want)
 		}
 	}
 }

@@ -1,11 +1,13 @@
-package drivers
+package drivers_test
 
 import (
 	"bytes"
 	"errors"
 	"testing"
 
+	"github.com/waiops/waiops/drivers"
 	"github.com/waiops/waiops/fabric"
+	"github.com/waiops/waiops/internal/setcorpus"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
 )
@@ -37,10 +39,10 @@ func hwc(t *tensor.T) []byte {
 //
 // HWC: (0,0) = 3, 140, 255; (0,1) = 7, 0, 8; (1,0) = 10, 0, 1; (1,1) = 0, 35, 5.
 func TestDecodeSynthByHand(t *testing.T) {
-	set := EncodeSynth([]SynthLayer{{InCh: 1, OutCh: 3, K: 2, Stride: 2, Shift: 1, Relu: true,
+	set := drivers.EncodeSynth([]drivers.SynthLayer{{InCh: 1, OutCh: 3, K: 2, Stride: 2, Shift: 1, Relu: true,
 		W:    []int64{1, 2, 3, -1, 40, 0, -5, 10, 100, 2, 0, 1},
 		Bias: []int64{0, 1, 3}}})
-	out, err := DecodeSynth(cpu, set, SynthPayloadBytes(2, 2, 1, 1, []int8{7}))
+	out, err := drivers.DecodeSynth(cpu, set, drivers.SynthPayloadBytes(2, 2, 1, 1, []int8{7}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,27 +55,27 @@ func TestDecodeSynthByHand(t *testing.T) {
 // TestDecodeSynthRefusals: every refusal of the int_synth decode is
 // payload_malformed (§4), payload checks and run-time plan alike.
 func TestDecodeSynthRefusals(t *testing.T) {
-	set := EncodeSynth(synthSmall()) // [2, S, S] → [3, 2S, 2S]
+	set := drivers.EncodeSynth(setcorpus.SynthSmall()) // [2, S, S] → [3, 2S, 2S]
 	lat := make([]int8, 2*3*3)
-	if _, err := DecodeSynth(cpu, set, SynthPayloadBytes(6, 6, 2, 3, lat)); err != nil {
+	if _, err := drivers.DecodeSynth(cpu, set, drivers.SynthPayloadBytes(6, 6, 2, 3, lat)); err != nil {
 		t.Fatalf("the well-formed payload is refused: %v", err)
 	}
-	huge := synthSmall()
+	huge := setcorpus.SynthSmall()
 	huge[0].Stride = 1 << 25 // (S − 1)·2^25 + 3 + 1 passes 2^26 at S = 3 (§5.3)
 	cases := []struct {
 		name         string
 		set, payload []byte
 	}{
 		{"short header", set, []byte{1, 0, 1, 0, 2, 0}},
-		{"reserved byte", set, append(SynthPayloadBytes(6, 6, 2, 3, lat)[:8], append([]byte{1}, make([]byte, 18)...)...)},
-		{"latent count", set, SynthPayloadBytes(6, 6, 2, 3, lat[:17])},
-		{"channels against the set", set, SynthPayloadBytes(6, 6, 1, 3, lat[:9])},
-		{"output shape", set, SynthPayloadBytes(6, 7, 2, 3, lat)},
-		{"zero side", set, SynthPayloadBytes(0, 6, 2, 3, lat)},
-		{"a size past the cap", EncodeSynth(huge), SynthPayloadBytes(6, 6, 2, 3, lat)},
+		{"reserved byte", set, append(drivers.SynthPayloadBytes(6, 6, 2, 3, lat)[:8], append([]byte{1}, make([]byte, 18)...)...)},
+		{"latent count", set, drivers.SynthPayloadBytes(6, 6, 2, 3, lat[:17])},
+		{"channels against the set", set, drivers.SynthPayloadBytes(6, 6, 1, 3, lat[:9])},
+		{"output shape", set, drivers.SynthPayloadBytes(6, 7, 2, 3, lat)},
+		{"zero side", set, drivers.SynthPayloadBytes(0, 6, 2, 3, lat)},
+		{"a size past the cap", drivers.EncodeSynth(huge), drivers.SynthPayloadBytes(6, 6, 2, 3, lat)},
 	}
 	for _, c := range cases {
-		_, err := DecodeSynth(cpu, c.set, c.payload)
+		_, err := drivers.DecodeSynth(cpu, c.set, c.payload)
 		var r *refusal.Error
 		if !errors.As(err, &r) || r.Code != refusal.PayloadMalformed {
 			t.Errorf("%s: got %v, want payload_malformed", c.name, err)

@@ -1,10 +1,12 @@
-package drivers
+package drivers_test
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/waiops/waiops/drivers"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
 )
@@ -12,11 +14,11 @@ import (
 // tinyWorld is C = 1, A = 1, afrac 8: T's conv gives z + a (weights 1, 1,
 // multiplier 1, shift 0, no bias), g_s's conv gives (z, 2z, −z).
 func tinyWorld() (t, gs []byte) {
-	conv := func(in, out uint32, w []int64) Layer {
-		return Layer{Tag: TagConv, In: in, Out: out, K: 1, Stride: 1, W: w, Mult: fill(int(out), 1), Bias: fill(int(out), 0)}
+	conv := func(in, out uint32, w []int64) drivers.Layer {
+		return drivers.Layer{Tag: drivers.TagConv, In: in, Out: out, K: 1, Stride: 1, W: w, Mult: slices.Repeat([]int64{1}, int(out)), Bias: slices.Repeat([]int64{0}, int(out))}
 	}
-	t = EncodeWHM(&Network{Afrac: 8, Layers: []Layer{conv(2, 1, []int64{1, 1})}})
-	gs = EncodeWHM(&Network{Afrac: 8, Layers: []Layer{conv(1, 3, []int64{1, 2, -1})}})
+	t = drivers.EncodeWHM(&drivers.Network{Afrac: 8, Layers: []drivers.Layer{conv(2, 1, []int64{1, 1})}})
+	gs = drivers.EncodeWHM(&drivers.Network{Afrac: 8, Layers: []drivers.Layer{conv(1, 3, []int64{1, 2, -1})}})
 	return t, gs
 }
 
@@ -29,11 +31,11 @@ func tinyWorld() (t, gs []byte) {
 //	move 2:  z = 356 → 256: (256, 512, −256) → (256, 256, 0) → 255, 255, 0
 func TestRenderWorldByHand(t *testing.T) {
 	tb, gb := tinyWorld()
-	z0, err := ParseLatent([]byte(`{"data":["100"],"shape":["1","1","1"]}`))
+	z0, err := drivers.ParseLatent([]byte(`{"data":["100"],"shape":["1","1","1"]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	frames, err := RenderWorld(cpu, tb, gb, z0, [][]int64{{-1}, {2}})
+	frames, err := drivers.RenderWorld(cpu, tb, gb, z0, [][]int64{{-1}, {2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,22 +52,22 @@ func TestRenderWorldByHand(t *testing.T) {
 
 func TestRenderWorldRefusals(t *testing.T) {
 	tb, gb := tinyWorld()
-	z0, _ := ParseLatent([]byte(`{"data":["1"],"shape":["1","1","1"]}`))
-	if _, err := RenderWorld(cpu, tb, gb, z0, [][]int64{{1, 2}}); codeOf(err) != refusal.ModelMismatch {
+	z0, _ := drivers.ParseLatent([]byte(`{"data":["1"],"shape":["1","1","1"]}`))
+	if _, err := drivers.RenderWorld(cpu, tb, gb, z0, [][]int64{{1, 2}}); codeOf(err) != refusal.ModelMismatch {
 		t.Errorf("a row of 2 entries with A = 1: %v", err)
 	}
 	// 2^55·2^8 = 2^63 leaves i64 (refused by the dequantize, before any
 	// frame); −2^55·2^8 = −2^63 does not, and T's input check refuses it.
-	_, err := RenderWorld(cpu, tb, gb, z0, [][]int64{{1<<55 - 1}, {1 << 55}})
+	_, err := drivers.RenderWorld(cpu, tb, gb, z0, [][]int64{{1<<55 - 1}, {1 << 55}})
 	if codeOf(err) != refusal.FieldRange || !strings.Contains(err.Error(), "row 1, plane 0") {
 		t.Errorf("a move whose plane value leaves i64: %v", err)
 	}
-	_, err = RenderWorld(cpu, tb, gb, z0, [][]int64{{-1 << 55}})
+	_, err = drivers.RenderWorld(cpu, tb, gb, z0, [][]int64{{-1 << 55}})
 	if codeOf(err) != refusal.FieldRange || !strings.Contains(err.Error(), "transition 0") {
 		t.Errorf("a plane value of −2^63: %v", err)
 	}
-	z2, _ := ParseLatent([]byte(`{"data":["1","2"],"shape":["2","1","1"]}`))
-	if _, err := RenderWorld(cpu, tb, gb, z2, nil); codeOf(err) != refusal.ModelMismatch {
+	z2, _ := drivers.ParseLatent([]byte(`{"data":["1","2"],"shape":["2","1","1"]}`))
+	if _, err := drivers.RenderWorld(cpu, tb, gb, z2, nil); codeOf(err) != refusal.ModelMismatch {
 		t.Errorf("a latent of 2 channels with C = 1: %v", err)
 	}
 	for text, want := range map[string]refusal.Code{
@@ -75,11 +77,11 @@ func TestRenderWorldRefusals(t *testing.T) {
 		`{"data":[],"shape":["1","8193","8193"]}`:  refusal.TooLarge,
 		`{"data":["1"],"shape":["1","1"]}`:         refusal.GeometryMismatch,
 	} {
-		if _, err := ParseLatent([]byte(text)); codeOf(err) != want {
+		if _, err := drivers.ParseLatent([]byte(text)); codeOf(err) != want {
 			t.Errorf("%s: %v, want %s", text, err, want)
 		}
 	}
-	if _, err := ParseRows([]byte(`[["1"],[9223372036854775808]]`)); codeOf(err) != refusal.FieldRange {
+	if _, err := drivers.ParseRows([]byte(`[["1"],[9223372036854775808]]`)); codeOf(err) != refusal.FieldRange {
 		t.Errorf("a plane value past i64: %v", err)
 	}
 }

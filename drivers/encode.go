@@ -136,3 +136,13 @@ func EncodeScaleWeights(cz int, blocks [3]ScaleBlock) []byte {
 	b, _ := json.Marshal(m)
 	return b
 }
+
+// SynthPayloadBytes writes an int_synth payload (docs/READINGS.md D-D): u16 H, W, C,
+// S, a reserved zero byte, then i8 latents[C][S][S].
+func SynthPayloadBytes(h, w, c, s int, latents []int8) []byte {
+	b := []byte{byte(h), byte(h >> 8), byte(w), byte(w >> 8), byte(c), byte(c >> 8), byte(s), byte(s >> 8), 0}
+	for _, v := range latents {
+		b = append(b, byte(v))
+	}
+	return b
+}

@@ -1,9 +1,11 @@
-package drivers
+package drivers_test
 
 import (
 	"bytes"
 	"testing"
 
+	"github.com/waiops/waiops/drivers"
+	"github.com/waiops/waiops/internal/setcorpus"
 	"github.com/waiops/waiops/internal/spectest"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
@@ -13,15 +15,15 @@ import (
 // Fuzz targets for the native readers (WHM1, WAM1, WMB1), the JSON source
 // forms (int_synth.json, the jpegai-int/1 members, the world/1 inputs) and
 // each §13 lowering end to end: lower, certify, load at acc64 and decode on
-// the CPU reference. Seeds are the §14.3 corpus's sets (corpusSets, which
-// writes vectors/certificates).
+// the CPU reference. Seeds are the §14.3 corpus's sets (setcorpus.Sets,
+// the sets CorpusFiles writes to vectors/certificates).
 
 // corpusFiles returns the files of every corpus set of lowering.
-func corpusFiles(lowering string) [][]File {
-	var out [][]File
-	for _, cs := range corpusSets() {
-		if cs.lowering == lowering {
-			out = append(out, cs.files)
+func corpusFiles(lowering string) [][]drivers.File {
+	var out [][]drivers.File
+	for _, cs := range setcorpus.Sets() {
+		if cs.Lowering == lowering {
+			out = append(out, cs.Files)
 		}
 	}
 	return out
@@ -30,27 +32,27 @@ func corpusFiles(lowering string) [][]File {
 // FuzzWHM reads WHM1 and WAM1 networks (docs/READINGS.md D-D). A refusal is
 // model_mismatch; a network that reads writes back to the same bytes.
 func FuzzWHM(f *testing.F) {
-	for _, l := range []string{WHM1, WAM1, World} {
+	for _, l := range []string{drivers.WHM1, drivers.WAM1, drivers.World} {
 		for _, fs := range corpusFiles(l) {
 			for _, file := range fs {
-				f.Add(file.Data, l == WAM1)
+				f.Add(file.Data, l == drivers.WAM1)
 			}
 		}
 	}
 	f.Add([]byte("WHM1\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x03"), false)
 	f.Fuzz(func(t *testing.T, b []byte, oneD bool) {
-		var n *Network
+		var n *drivers.Network
 		var err error
 		// A layer costs its Layer (under 256 bytes) for at least its tag
 		// byte, and an element 8 bytes for at least 2 of the file's.
-		if a := spectest.Allocated(func() { n, err = ParseWHM(b, oneD) }); a > 256*uint64(len(b))+1<<16 {
+		if a := spectest.Allocated(func() { n, err = drivers.ParseWHM(b, oneD) }); a > 256*uint64(len(b))+1<<16 {
 			t.Fatalf("%d bytes allocated reading %d", a, len(b))
 		}
 		if err != nil {
 			spectest.Refusal(t, err, refusal.ModelMismatch)
 			return
 		}
-		if c := EncodeWHM(n); !bytes.Equal(c, b) {
+		if c := drivers.EncodeWHM(n); !bytes.Equal(c, b) {
 			t.Fatalf("written back as\n%x\nfrom\n%x", c, b)
 		}
 	})
@@ -59,16 +61,16 @@ func FuzzWHM(f *testing.F) {
 // FuzzWMB reads WMB1 bundles: model_mismatch, or the same bytes written
 // back.
 func FuzzWMB(f *testing.F) {
-	for _, fs := range corpusFiles(WMB1) {
+	for _, fs := range corpusFiles(drivers.WMB1) {
 		f.Add(fs[0].Data)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		bd, err := ParseWMB(b)
+		bd, err := drivers.ParseWMB(b)
 		if err != nil {
 			spectest.Refusal(t, err, refusal.ModelMismatch)
 			return
 		}
-		if c := EncodeWMB(bd); !bytes.Equal(c, b) {
+		if c := drivers.EncodeWMB(bd); !bytes.Equal(c, b) {
 			t.Fatalf("written back as\n%x\nfrom\n%x", c, b)
 		}
 	})
@@ -79,9 +81,9 @@ func FuzzWMB(f *testing.F) {
 // re-encode to their own bytes and, when the certificate meets acc64, load
 // through the certifier and decode on the CPU at a small size. It returns
 // the set when it lowered and met acc64.
-func lowerEndToEnd(t *testing.T, lowering string, files []File, codes ...refusal.Code) *Set {
+func lowerEndToEnd(t *testing.T, lowering string, files []drivers.File, codes ...refusal.Code) *drivers.Set {
 	t.Helper()
-	s, err := Lower(lowering, nil, files)
+	s, err := drivers.Lower(lowering, nil, files)
 	if err != nil {
 		spectest.Refusal(t, err, codes...)
 		if s != nil && s.Acc64 {
@@ -89,7 +91,7 @@ func lowerEndToEnd(t *testing.T, lowering string, files []File, codes ...refusal
 		}
 		return nil
 	}
-	again, err := Lower(lowering, nil, files)
+	again, err := drivers.Lower(lowering, nil, files)
 	if err != nil || !bytes.Equal(again.Certificate, s.Certificate) || len(again.Roles) != len(s.Roles) {
 		t.Fatalf("a second lowering differs: %v", err)
 	}
@@ -182,23 +184,23 @@ var loadCodes = []refusal.Code{refusal.ModelMismatch, refusal.TooLarge}
 // fuzzed payload through DecodeSynth. Every refusal is payload_malformed
 // (§4).
 func FuzzLowerIntSynth(f *testing.F) {
-	for _, fs := range corpusFiles(IntSynth) {
-		f.Add(fs[0].Data, SynthPayloadBytes(2, 2, 2, 1, []int8{-128, 127}))
+	for _, fs := range corpusFiles(drivers.IntSynth) {
+		f.Add(fs[0].Data, drivers.SynthPayloadBytes(2, 2, 2, 1, []int8{-128, 127}))
 	}
 	f.Fuzz(func(t *testing.T, set, payload []byte) {
-		if lowerEndToEnd(t, IntSynth, []File{{"int_synth.json", set}}, refusal.PayloadMalformed) == nil {
+		if lowerEndToEnd(t, drivers.IntSynth, []drivers.File{{"int_synth.json", set}}, refusal.PayloadMalformed) == nil {
 			return
 		}
-		p, err := ParseSynthPayload(payload)
+		p, err := drivers.ParseSynthPayload(payload)
 		if err != nil {
 			spectest.Refusal(t, err, refusal.PayloadMalformed)
 			return
 		}
-		s, _ := Lower(IntSynth, nil, []File{{"int_synth.json", set}})
+		s, _ := drivers.Lower(drivers.IntSynth, nil, []drivers.File{{"int_synth.json", set}})
 		if g, err := whg1.Parse(s.Graph("synth")); err != nil || !cheap(g, []tensor.Shape{p.Latents.Shape}, nil) {
 			return
 		}
-		if _, err := DecodeSynth(cpu, set, payload); err != nil {
+		if _, err := drivers.DecodeSynth(cpu, set, payload); err != nil {
 			spectest.Refusal(t, err, refusal.PayloadMalformed)
 		}
 	})
@@ -206,7 +208,7 @@ func FuzzLowerIntSynth(f *testing.F) {
 
 // FuzzLowerWHM1: whm1/1 (§13.2), g_s alone or h_s and g_s.
 func FuzzLowerWHM1(f *testing.F) {
-	for _, fs := range corpusFiles(WHM1) {
+	for _, fs := range corpusFiles(drivers.WHM1) {
 		if len(fs) == 1 {
 			f.Add([]byte(nil), fs[0].Data, false)
 		} else {
@@ -214,46 +216,50 @@ func FuzzLowerWHM1(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, hs, gs []byte, two bool) {
-		files := []File{{"g_s.whm", gs}}
+		files := []drivers.File{{"g_s.whm", gs}}
 		if two {
-			files = []File{{"h_s.whm", hs}, {"g_s.whm", gs}}
+			files = []drivers.File{{"h_s.whm", hs}, {"g_s.whm", gs}}
 		}
-		lowerEndToEnd(t, WHM1, files, loadCodes...)
+		lowerEndToEnd(t, drivers.WHM1, files, loadCodes...)
 	})
 }
 
 // FuzzLowerWAM1: wam1/1 (§13.3).
 func FuzzLowerWAM1(f *testing.F) {
-	for _, fs := range corpusFiles(WAM1) {
+	for _, fs := range corpusFiles(drivers.WAM1) {
 		f.Add(fs[0].Data)
 	}
-	f.Fuzz(func(t *testing.T, b []byte) { lowerEndToEnd(t, WAM1, []File{{"model.wam", b}}, loadCodes...) })
+	f.Fuzz(func(t *testing.T, b []byte) {
+		lowerEndToEnd(t, drivers.WAM1, []drivers.File{{"model.wam", b}}, loadCodes...)
+	})
 }
 
 // FuzzLowerWMB1: wmb1/1 (§13.4).
 func FuzzLowerWMB1(f *testing.F) {
-	for _, fs := range corpusFiles(WMB1) {
+	for _, fs := range corpusFiles(drivers.WMB1) {
 		f.Add(fs[0].Data)
 	}
-	f.Fuzz(func(t *testing.T, b []byte) { lowerEndToEnd(t, WMB1, []File{{"model.wmb", b}}, loadCodes...) })
+	f.Fuzz(func(t *testing.T, b []byte) {
+		lowerEndToEnd(t, drivers.WMB1, []drivers.File{{"model.wmb", b}}, loadCodes...)
+	})
 }
 
 // FuzzLowerWorld: world/1 (§13.5) end to end, then a render of fuzzed z_0
 // and rows through the reference renderer, whose refusals carry codes.
 func FuzzLowerWorld(f *testing.F) {
-	for _, fs := range corpusFiles(World) {
+	for _, fs := range corpusFiles(drivers.World) {
 		f.Add(fs[0].Data, fs[1].Data, []byte(`{"data":["0","1","2","3","4","5","6","7"],"shape":["2","2","2"]}`), []byte(`[["1","-1","0"]]`))
 		// A shape of 2^26 values over no data (ParseLatent once made the
 		// tensor first).
 		f.Add(fs[0].Data, fs[1].Data, []byte(`{"data":[],"shape":["1","8192","8192"]}`), []byte(`[]`))
 	}
 	f.Fuzz(func(t *testing.T, tb, gs, z0, rows []byte) {
-		if lowerEndToEnd(t, World, []File{{"T.whm", tb}, {"g_s.whm", gs}}, loadCodes...) == nil {
+		if lowerEndToEnd(t, drivers.World, []drivers.File{{"T.whm", tb}, {"g_s.whm", gs}}, loadCodes...) == nil {
 			return
 		}
 		var z *tensor.T
 		var err error
-		n := spectest.Allocated(func() { z, err = ParseLatent(z0) })
+		n := spectest.Allocated(func() { z, err = drivers.ParseLatent(z0) })
 		// The JSON tree costs at most a few hundred bytes a byte of text;
 		// a shape alone allocates nothing of its size.
 		if limit := 512*uint64(len(z0)) + 1<<16; n > limit {
@@ -263,17 +269,17 @@ func FuzzLowerWorld(f *testing.F) {
 			spectest.Refusal(t, err, refusal.GeometryMismatch, refusal.FieldRange, refusal.TooLarge)
 			return
 		}
-		rs, err := ParseRows(rows)
+		rs, err := drivers.ParseRows(rows)
 		if err != nil {
 			spectest.Refusal(t, err, refusal.ModelMismatch, refusal.FieldRange)
 			return
 		}
-		s, _ := Lower(World, nil, []File{{"T.whm", tb}, {"g_s.whm", gs}})
+		s, _ := drivers.Lower(drivers.World, nil, []drivers.File{{"T.whm", tb}, {"g_s.whm", gs}})
 		g, err := whg1.Parse(s.Graph("g_s"))
 		if err != nil || len(rs) > 4 || !cheap(g, []tensor.Shape{z.Shape}, nil) {
 			return
 		}
-		if _, err := RenderWorld(cpu, tb, gs, z, rs); err != nil {
+		if _, err := drivers.RenderWorld(cpu, tb, gs, z, rs); err != nil {
 			spectest.Refusal(t, err)
 		}
 	})
@@ -282,11 +288,11 @@ func FuzzLowerWorld(f *testing.F) {
 // FuzzLowerJPEGAI: jpegai-int/1 (§13.6.1) end to end: the two weight files
 // and norm.json.
 func FuzzLowerJPEGAI(f *testing.F) {
-	for _, fs := range corpusFiles(JPEGAI) {
+	for _, fs := range corpusFiles(drivers.JPEGAI) {
 		f.Add(fs[0].Data, fs[1].Data, fs[2].Data)
 	}
 	f.Fuzz(func(t *testing.T, hsY, hsUV, norm []byte) {
-		lowerEndToEnd(t, JPEGAI, []File{{"hs_y.json", hsY}, {"hs_uv.json", hsUV}, {"norm.json", norm}}, refusal.ModelMismatch)
+		lowerEndToEnd(t, drivers.JPEGAI, []drivers.File{{"hs_y.json", hsY}, {"hs_uv.json", hsUV}, {"norm.json", norm}}, refusal.ModelMismatch)
 	})
 }
 
@@ -295,16 +301,16 @@ func FuzzLowerJPEGAI(f *testing.F) {
 // model_mismatch (a flag list) or stream_exhausted (E8); a decode gives
 // every plane's tensors.
 func FuzzJPEGAIInputs(f *testing.F) {
-	fs := corpusFiles(JPEGAI)[0]
+	fs := corpusFiles(drivers.JPEGAI)[0]
 	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 1}, []byte{0, 0, 0, 0, 0, 0, 0, 1}, []byte{0, 0, 0, 0, 0, 0, 0, 1}, []byte(`{"uv":[],"y":[]}`))
 	f.Fuzz(func(t *testing.T, soz, sorp, sors, grfs []byte) {
-		y, uv, err := ParseGRFS(grfs)
+		y, uv, err := drivers.ParseGRFS(grfs)
 		if err != nil {
 			spectest.Refusal(t, err, refusal.ModelMismatch)
-			y, uv = make([]bool, czY), make([]bool, czUV)
+			y, uv = make([]bool, drivers.ScaleChannelsY), make([]bool, drivers.ScaleChannelsUV)
 		}
-		seg := ScaleSegments{SOZ: soz, SORP: sorp, SORS: sors, GRFSY: y, GRFSUV: uv}
-		py, puv, err := DecodeScale(cpu, fs[0].Data, fs[1].Data, fs[2].Data, seg)
+		seg := drivers.ScaleSegments{SOZ: soz, SORP: sorp, SORS: sors, GRFSY: y, GRFSUV: uv}
+		py, puv, err := drivers.DecodeScale(cpu, fs[0].Data, fs[1].Data, fs[2].Data, seg)
 		if err != nil {
 			spectest.Refusal(t, err, refusal.ModelMismatch, "stream_exhausted")
 			return
@@ -317,17 +323,17 @@ func FuzzJPEGAIInputs(f *testing.F) {
 
 // FuzzNorm reads norm.json alone (§13.6.1's load checks): model_mismatch.
 func FuzzNorm(f *testing.F) {
-	for _, fs := range corpusFiles(JPEGAI) {
+	for _, fs := range corpusFiles(drivers.JPEGAI) {
 		f.Add(fs[2].Data)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		n, err := ParseNorm(b)
+		n, err := drivers.ParseNorm(b)
 		if err != nil {
 			spectest.Refusal(t, err, refusal.ModelMismatch)
 			return
 		}
 		// What reads writes a file that reads to the same tables.
-		m, err := ParseNorm(EncodeNorm(n))
+		m, err := drivers.ParseNorm(drivers.EncodeNorm(n))
 		if err != nil || len(m.PMF) != len(n.PMF) || len(m.Bounds) != len(n.Bounds) {
 			t.Fatalf("the written norm.json does not read back: %v", err)
 		}

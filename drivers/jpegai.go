@@ -16,10 +16,11 @@ type Norm struct {
 	GainY, GainUV []int64   // 160 and 96
 }
 
-// Planes of jpegai-int/1 (§13.6.1): luma then chroma.
+// The latent channels of jpegai-int/1's planes (§13.6.1): luma, then
+// chroma.
 const (
-	czY  = 160
-	czUV = 96
+	ScaleChannelsY  = 160
+	ScaleChannelsUV = 96
 )
 
 func bundleErr(format string, args ...any) error {
@@ -98,17 +99,17 @@ func ParseNorm(b []byte) (*Norm, error) {
 		return nil, bundleErr("norm.json: per_channel is not 16")
 	}
 	// cdfs_y: 160·63; cdfs_uv: 96·63.
-	if n.CdfsY, err = cdfRows(m["cdfs_y"], czY); err != nil {
+	if n.CdfsY, err = cdfRows(m["cdfs_y"], ScaleChannelsY); err != nil {
 		return nil, bundleErr("norm.json: cdfs_y: %v", err)
 	}
-	if n.CdfsUV, err = cdfRows(m["cdfs_uv"], czUV); err != nil {
+	if n.CdfsUV, err = cdfRows(m["cdfs_uv"], ScaleChannelsUV); err != nil {
 		return nil, bundleErr("norm.json: cdfs_uv: %v", err)
 	}
 	// gain_y: 160; gain_uv: 96; each fits i64.
-	if n.GainY, err = jsonInts(m["gain_y"], []uint64{czY}, -1<<63, 1<<63-1); err != nil {
+	if n.GainY, err = jsonInts(m["gain_y"], []uint64{ScaleChannelsY}, -1<<63, 1<<63-1); err != nil {
 		return nil, bundleErr("norm.json: gain_y: %v", err)
 	}
-	if n.GainUV, err = jsonInts(m["gain_uv"], []uint64{czUV}, -1<<63, 1<<63-1); err != nil {
+	if n.GainUV, err = jsonInts(m["gain_uv"], []uint64{ScaleChannelsUV}, -1<<63, 1<<63-1); err != nil {
 		return nil, bundleErr("norm.json: gain_uv: %v", err)
 	}
 	return n, nil

@@ -263,11 +263,11 @@ func lowerGraphs(lowering string, src [][]byte) ([]*whg1.Graph, []string, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	y, err := lowerScale(src[0], czY, norm.GainY, "hs_y.json")
+	y, err := lowerScale(src[0], ScaleChannelsY, norm.GainY, "hs_y.json")
 	if err != nil {
 		return nil, nil, err
 	}
-	uv, err := lowerScale(src[1], czUV, norm.GainUV, "hs_uv.json")
+	uv, err := lowerScale(src[1], ScaleChannelsUV, norm.GainUV, "hs_uv.json")
 	if err != nil {
 		return nil, nil, err
 	}

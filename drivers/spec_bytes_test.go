@@ -1,10 +1,13 @@
-package drivers
+package drivers_test
 
 import (
 	"bytes"
 	"encoding/binary"
 	"math/big"
 	"testing"
+
+	"github.com/waiops/waiops/drivers"
+	"github.com/waiops/waiops/internal/setcorpus"
 )
 
 // The tests in this file write the bytes §13.0 and §10 fix for a tiny set
@@ -87,13 +90,13 @@ func compareBytes(t *testing.T, name string, got, want []byte) {
 // TestSpecBytesWHM: a splat g_s (whm1/1, §13.2) of conv, relu, leaky, then
 // the RGB8 step (§13.0).
 func TestSpecBytesWHM(t *testing.T) {
-	net := &Network{Afrac: 4, GF: 0, Shift: 2, Layers: []Layer{
-		{Tag: TagConv, In: 1, Out: 3, K: 1, Stride: 1, W: []int64{2, -3, 5}, Mult: []int64{1, 1, 1}, Bias: []int64{0, 7, -7}},
-		{Tag: TagRelu},
-		{Tag: TagLeaky, SlopeQ: -3, SlopeFrac: 1},
+	net := &drivers.Network{Afrac: 4, GF: 0, Shift: 2, Layers: []drivers.Layer{
+		{Tag: drivers.TagConv, In: 1, Out: 3, K: 1, Stride: 1, W: []int64{2, -3, 5}, Mult: []int64{1, 1, 1}, Bias: []int64{0, 7, -7}},
+		{Tag: drivers.TagRelu},
+		{Tag: drivers.TagLeaky, SlopeQ: -3, SlopeFrac: 1},
 	}}
 	c := "wai.splat.int_codec"
-	s, err := Lower(WHM1, &c, []File{{"g_s.whm", EncodeWHM(net)}})
+	s, err := drivers.Lower(drivers.WHM1, &c, []drivers.File{{"g_s.whm", drivers.EncodeWHM(net)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,12 +125,12 @@ func TestSpecBytesWHM(t *testing.T) {
 // TestSpecBytesWAM: a wam1/1 network (§13.3) of one 1-D conv_transpose,
 // then the PCM step.
 func TestSpecBytesWAM(t *testing.T) {
-	net := &Network{Afrac: 3, OneD: true, Layers: []Layer{
-		{Tag: TagConvT, In: 1, Out: 1, K: 2, Stride: 2, W: []int64{3, -1}, Mult: []int64{1}, Bias: []int64{0}},
+	net := &drivers.Network{Afrac: 3, OneD: true, Layers: []drivers.Layer{
+		{Tag: drivers.TagConvT, In: 1, Out: 1, K: 2, Stride: 2, W: []int64{3, -1}, Mult: []int64{1}, Bias: []int64{0}},
 	}}
-	b := EncodeWHM(net)
+	b := drivers.EncodeWHM(net)
 	copy(b, "WAM1")
-	s, err := Lower(WAM1, nil, []File{{"model.wam", b}})
+	s, err := drivers.Lower(drivers.WAM1, nil, []drivers.File{{"model.wam", b}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +138,7 @@ func TestSpecBytesWAM(t *testing.T) {
 	// Bm = 0: 6X ≤ I64 and 6X + 1 ≤ I64, X_0 = ⌊(I64 − 1)/6⌋.
 	x0 := int64((i64max - 1) / 6)
 	// The crop's check: [⌈−2^63/32767⌉, ⌊(I64 − 2^(afrac−1))/32767⌋].
-	lo := new(big.Int).Neg(new(big.Int).Quo(big2p63, big.NewInt(32767))) // −⌊2^63/32767⌋ = ⌈−2^63/32767⌉
+	lo := new(big.Int).Neg(new(big.Int).Quo(new(big.Int).Lsh(big.NewInt(1), 63), big.NewInt(32767))) // −⌊2^63/32767⌋ = ⌈−2^63/32767⌉
 	hi := int64((i64max - 4) / 32767)
 	w := (&le{}).header(5, 4, 1, 1, 1).i64(1, 1<<26).input(0).u32(4).
 		tensor(1, 2, -x0, x0).tensor(1, 0, 0, 0).tensor(1, 2, lo.Int64(), hi).
@@ -158,7 +161,7 @@ func TestSpecBytesWAM(t *testing.T) {
 func TestSpecBytesSynth(t *testing.T) {
 	set := `{"layers":[{"in_ch":1,"out_ch":3,"k":1,"stride":1,"pad":0,"shift":1,"relu":true,` +
 		`"weight":[[[[1]],[[2]],[[3]]]],"bias":[0,-1,70000]}]}`
-	s, err := Lower(IntSynth, nil, []File{{"int_synth.json", []byte(set)}})
+	s, err := drivers.Lower(drivers.IntSynth, nil, []drivers.File{{"int_synth.json", []byte(set)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,13 +179,13 @@ func TestSpecBytesSynth(t *testing.T) {
 
 // TestSpecBytesWorldT: world/1's T (§13.5) with C = 1 and A = 1.
 func TestSpecBytesWorldT(t *testing.T) {
-	tn := &Network{Afrac: 2, Layers: []Layer{
-		{Tag: TagConv, In: 2, Out: 1, K: 1, Stride: 1, W: []int64{1, -1}, Mult: []int64{1}, Bias: []int64{0}},
+	tn := &drivers.Network{Afrac: 2, Layers: []drivers.Layer{
+		{Tag: drivers.TagConv, In: 2, Out: 1, K: 1, Stride: 1, W: []int64{1, -1}, Mult: []int64{1}, Bias: []int64{0}},
 	}}
-	gs := &Network{Afrac: 2, Layers: []Layer{
-		{Tag: TagConv, In: 1, Out: 3, K: 1, Stride: 1, W: []int64{1, 1, 1}, Mult: []int64{1, 1, 1}, Bias: []int64{0, 0, 0}},
+	gs := &drivers.Network{Afrac: 2, Layers: []drivers.Layer{
+		{Tag: drivers.TagConv, In: 1, Out: 3, K: 1, Stride: 1, W: []int64{1, 1, 1}, Mult: []int64{1, 1, 1}, Bias: []int64{0, 0, 0}},
 	}}
-	s, err := Lower(World, nil, []File{{"T.whm", EncodeWHM(tn)}, {"g_s.whm", EncodeWHM(gs)}})
+	s, err := drivers.Lower(drivers.World, nil, []drivers.File{{"T.whm", drivers.EncodeWHM(tn)}, {"g_s.whm", drivers.EncodeWHM(gs)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,17 +212,17 @@ func TestSpecBytesWorldT(t *testing.T) {
 // refused for the lengths (model_mismatch), not for the cap (too_large).
 // The same holds when the input itself passes the cap.
 func TestLengthsBeforeCaps(t *testing.T) {
-	for _, n := range []*Network{
-		{Afrac: 8, Layers: []Layer{
-			{Tag: TagConv, In: 1, Out: 1<<26 + 1, K: 1, Stride: 1},
-			{Tag: TagConv, In: 5, Out: 1, K: 1, Stride: 1},
+	for _, n := range []*drivers.Network{
+		{Afrac: 8, Layers: []drivers.Layer{
+			{Tag: drivers.TagConv, In: 1, Out: 1<<26 + 1, K: 1, Stride: 1},
+			{Tag: drivers.TagConv, In: 5, Out: 1, K: 1, Stride: 1},
 		}},
-		{Afrac: 8, Layers: []Layer{
-			{Tag: TagConv, In: 1<<26 + 1, Out: 1, K: 1, Stride: 1},
-			{Tag: TagIGDN, C: 2},
+		{Afrac: 8, Layers: []drivers.Layer{
+			{Tag: drivers.TagConv, In: 1<<26 + 1, Out: 1, K: 1, Stride: 1},
+			{Tag: drivers.TagIGDN, C: 2},
 		}},
 	} {
-		if _, err := planNetwork(n, "g_s"); codeOf(err) != "model_mismatch" {
+		if _, _, err := drivers.PlanRanges(n, "g_s"); codeOf(err) != "model_mismatch" {
 			t.Errorf("%d → %d channels, then a layer that does not fit: %v, want model_mismatch", n.Layers[0].In, n.Layers[0].Out, err)
 		}
 	}
@@ -239,7 +242,7 @@ func (w *le) ints(width int, v ...int64) *le {
 // values chosen so that §13.0's smallest widths differ from block to block:
 // weights of 1, 2 and 4 bytes, biases of 4 and 8, gains of 8.
 func TestSpecBytesScale(t *testing.T) {
-	const cz, c3 = czUV, 16 * czUV
+	const cz, c3 = drivers.ScaleChannelsUV, 16 * drivers.ScaleChannelsUV
 	w1 := make([]int64, cz) // [1][96][1][1], in [−2, 2]: 1 byte
 	for j := range w1 {
 		w1[j] = int64(j%5) - 2
@@ -249,15 +252,15 @@ func TestSpecBytesScale(t *testing.T) {
 		w3[i], b3[i], s3[i] = int64(i%7)-3, int64(i%3), int64(i%9)
 	}
 	w3[5] = -32769 // 4 bytes
-	uv := [3]ScaleBlock{
+	uv := [3]drivers.ScaleBlock{
 		{W: w1, Bias: []int64{3}, Shift: []int64{2}},
 		{W: []int64{1, 0, 0, 0, 300, 0, 0, 0, -1}, Bias: []int64{1 << 31}, Shift: []int64{0}}, // 2 bytes; bias 8
 		{W: w3, Bias: b3, Shift: s3},
 	}
-	norm := jpegaiNorm()
+	norm := setcorpus.JPEGAINorm()
 	norm.GainUV[0] = -1<<31 - 1 // 8 bytes
-	s, err := Lower(JPEGAI, nil, []File{{"hs_y.json", EncodeScaleWeights(czY, jpegaiBlocks(0x5eed000a, czY))},
-		{"hs_uv.json", EncodeScaleWeights(cz, uv)}, {"norm.json", EncodeNorm(norm)}})
+	s, err := drivers.Lower(drivers.JPEGAI, nil, []drivers.File{{"hs_y.json", drivers.EncodeScaleWeights(drivers.ScaleChannelsY, setcorpus.JPEGAIBlocks(0x5eed000a, drivers.ScaleChannelsY))},
+		{"hs_uv.json", drivers.EncodeScaleWeights(cz, uv)}, {"norm.json", drivers.EncodeNorm(norm)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,15 +300,15 @@ func TestSpecBytesScale(t *testing.T) {
 // keyframe of wai.video.int_hyper) the graphs h_s, g_s, so one file for
 // that capability is a usage error (not a refusal), not a set of g_s alone.
 func TestHyperRoles(t *testing.T) {
-	_, gs := hyperNets(0x5eed0007)
+	_, gs := setcorpus.HyperNets(0x5eed0007)
 	for _, c := range []string{"wai.neural.int_hyper", "wai.video.int_hyper"} {
-		s, err := Lower(WHM1, &c, []File{{"g_s.whm", EncodeWHM(gs)}})
+		s, err := drivers.Lower(drivers.WHM1, &c, []drivers.File{{"g_s.whm", drivers.EncodeWHM(gs)}})
 		if s != nil || err == nil || codeOf(err) != "" {
 			t.Errorf("%s with g_s alone: %v, %v; want a usage error", c, s, err)
 		}
 	}
 	c := "wai.splat.int_codec"
-	if s, err := Lower(WHM1, &c, []File{{"g_s.whm", EncodeWHM(gs)}}); err != nil || len(s.Roles) != 1 || s.Roles[0].Name != "g_s" {
+	if s, err := drivers.Lower(drivers.WHM1, &c, []drivers.File{{"g_s.whm", drivers.EncodeWHM(gs)}}); err != nil || len(s.Roles) != 1 || s.Roles[0].Name != "g_s" {
 		t.Errorf("splat: %v", err)
 	}
 }
@@ -313,13 +316,13 @@ func TestHyperRoles(t *testing.T) {
 // TestSpecBytesHyper: an int_hyper h_s (whm1/1, no output step) of igdn
 // then a 2-D conv_transpose.
 func TestSpecBytesHyper(t *testing.T) {
-	hs := &Network{Afrac: 1, Layers: []Layer{
-		{Tag: TagIGDN, C: 1, Gamma: []int64{1}, Beta: []int64{0}},
-		{Tag: TagConvT, In: 1, Out: 1, K: 2, Stride: 2, Opad: 1, W: []int64{1, 2, 3, 4}, Mult: []int64{2}, Bias: []int64{-5}},
+	hs := &drivers.Network{Afrac: 1, Layers: []drivers.Layer{
+		{Tag: drivers.TagIGDN, C: 1, Gamma: []int64{1}, Beta: []int64{0}},
+		{Tag: drivers.TagConvT, In: 1, Out: 1, K: 2, Stride: 2, Opad: 1, W: []int64{1, 2, 3, 4}, Mult: []int64{2}, Bias: []int64{-5}},
 	}}
-	_, gs := hyperNets(0x5eed0007)
+	_, gs := setcorpus.HyperNets(0x5eed0007)
 	c := "wai.neural.int_hyper"
-	s, err := Lower(WHM1, &c, []File{{"h_s.whm", EncodeWHM(hs)}, {"g_s.whm", EncodeWHM(gs)}})
+	s, err := drivers.Lower(drivers.WHM1, &c, []drivers.File{{"h_s.whm", drivers.EncodeWHM(hs)}, {"g_s.whm", drivers.EncodeWHM(gs)}})
 	if err != nil {
 		t.Fatal(err)
 	}

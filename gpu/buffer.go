@@ -15,6 +15,14 @@ import (
 type buffer struct {
 	ids []uint32
 	n   int
+	// clamp is the policy of the tensor the buffer holds (§3): when set,
+	// every store into it clamps to [lo, hi] (the producer's store applies
+	// the policy, so no pass of its own runs it).
+	clamp  bool
+	lo, hi int
+	// wrote and read are the barrier epochs (Device.epoch) of the last
+	// dispatch that wrote the buffer and that read it.
+	wrote, read uint64
 }
 
 // newBuffer allocates n elements (at least one, so that an empty parameter
@@ -46,6 +54,25 @@ func (d *Device) alloc(n int, data []int32) *buffer {
 		live.buffers.Add(1)
 	}
 	return b
+}
+
+// bytes is the device memory the buffer takes.
+func (b *buffer) bytes() int64 { return 4 * int64(max(b.n, 1)) }
+
+// write copies data (b.n elements) into b, chunk by chunk. GL orders it
+// after every command issued before it, so no barrier precedes it.
+func (d *Device) write(b *buffer, data []int32) {
+	if r := recording; r != nil {
+		defer r.begin(phaseUpload, "", 4*int64(b.n))()
+	}
+	chunk := 1 << d.lim.ChunkShift
+	for j, id := range b.ids {
+		part := data[j*chunk : min((j+1)*chunk, b.n)]
+		if len(part) > 0 {
+			gl.BindBuffer(gl.SHADER_STORAGE_BUFFER, id)
+			gl.BufferSubData(gl.SHADER_STORAGE_BUFFER, 0, 4*len(part), unsafe.Pointer(&part[0]))
+		}
+	}
 }
 
 // download reads a buffer back, after the barrier that makes every shader
@@ -95,8 +122,24 @@ type kernel struct {
 	groups int
 }
 
-// dispatch runs k on the GL thread, then a storage barrier so that the
-// next dispatch reads what this one wrote (docs/CONVENTIONS.md §6).
+// hazard reports whether k must wait behind a storage barrier: it reads a
+// buffer written since the last barrier, or writes one read or written
+// since then by another tensor's dispatch (a pooled buffer taken again).
+// Dispatches of one operator into one output write disjoint elements (the
+// phases of a conv_transpose, the parts of a concat), so they need none
+// between them.
+func (d *Device) hazard(k kernel) bool {
+	for _, b := range k.in {
+		if b.wrote == d.epoch {
+			return true
+		}
+	}
+	return k.prm != nil && k.prm.wrote == d.epoch || k.out.read == d.epoch
+}
+
+// dispatch runs k on the GL thread after a storage barrier where it reads
+// what an earlier dispatch wrote (docs/CONVENTIONS.md §6: a barrier goes between
+// dependent dispatches only).
 func (d *Device) dispatch(k kernel) error {
 	if r := recording; r != nil {
 		defer r.begin(phaseDispatch, k.shader, 0)()
@@ -113,7 +156,11 @@ func (d *Device) dispatch(k kernel) error {
 		slots = append(slots, slot{"prm", len(k.prm.ids)})
 		bufs = append(bufs, k.prm)
 	}
-	p, err := d.program(k.shader, k.defs, slots)
+	defs := k.defs
+	if k.out.clamp {
+		defs = append(defs[:len(defs):len(defs)], "CLAMP_OUT")
+	}
+	p, err := d.program(k.shader, defs, slots)
 	if err != nil {
 		return err
 	}
@@ -121,6 +168,10 @@ func (d *Device) dispatch(k kernel) error {
 	gy := (k.groups + gx - 1) / gx
 	if gy > d.lim.MaxGroupCount[1] {
 		return fmt.Errorf("gpu: %s: %d work groups pass the device's grid", k.shader, k.groups)
+	}
+	if d.hazard(k) {
+		gl.MemoryBarrier(gl.SHADER_STORAGE_BARRIER_BIT)
+		d.epoch++
 	}
 	gl.UseProgram(p.id)
 	binding := uint32(0)
@@ -135,8 +186,18 @@ func (d *Device) dispatch(k kernel) error {
 			gl.Uniform1i(loc, int32(v))
 		}
 	}
+	if k.out.clamp {
+		gl.Uniform1i(p.uniform("OUT_LO"), int32(k.out.lo))
+		gl.Uniform1i(p.uniform("OUT_HI"), int32(k.out.hi))
+	}
 	gl.DispatchCompute(uint32(gx), uint32(gy), 1)
-	gl.MemoryBarrier(gl.SHADER_STORAGE_BARRIER_BIT)
+	for _, b := range k.in {
+		b.read = d.epoch
+	}
+	if k.prm != nil {
+		k.prm.read = d.epoch
+	}
+	k.out.wrote = d.epoch
 	return nil
 }
 

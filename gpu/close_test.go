@@ -39,15 +39,27 @@ func TestProgramClose(t *testing.T) {
 	if want := []int64{-199, 7, 15, 201}; !slices.Equal(out[0].Data, want) {
 		t.Fatalf("got %v, want %v", out[0].Data, want)
 	}
-	if now := LiveObjects(); now != loaded {
-		t.Fatalf("a decode left %+v, loaded %+v", now, loaded)
+	// The decode's buffers (its input and output) stay in the program's
+	// pool; a second decode takes them again and makes none.
+	decoded := LiveObjects()
+	if decoded.Programs != loaded.Programs || decoded.Buffers != loaded.Buffers+2 {
+		t.Fatalf("a decode left %+v, loaded %+v", decoded, loaded)
+	}
+	if got, want := p.DeviceBytes(), int64(4*(6+1+2)+2*4*4); got != want {
+		t.Errorf("DeviceBytes %d, want %d (the weights laid out for conv.comp with one zero channel, shift, bias, two 4-element tensors)", got, want)
+	}
+	if _, err := p.Decode([]*tensor.T{x}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if now := LiveObjects(); now != decoded {
+		t.Fatalf("a second decode left %+v, the first %+v", now, decoded)
 	}
 	for range 2 {
 		if err := p.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if now := LiveObjects(); now != before {
-			t.Fatalf("after Close: %+v, before Load %+v", now, before)
+		if now := LiveObjects(); now != before || p.DeviceBytes() != 0 {
+			t.Fatalf("after Close: %+v (%d bytes), before Load %+v", now, p.DeviceBytes(), before)
 		}
 	}
 	if _, err := p.Decode([]*tensor.T{x}, nil); !errors.Is(err, ErrClosed) {

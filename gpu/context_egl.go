@@ -6,6 +6,7 @@ package gpu
 #cgo pkg-config: egl
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
+#include <string.h>
 
 // queryDevices fills devs with up to max EGL devices (EGL_EXT_device_
 // enumeration, loaded at run time) and returns their count, or -1 when the
@@ -17,6 +18,18 @@ static EGLint queryDevices(EGLint max, EGLDeviceEXT *devs) {
 		return -1;
 	}
 	return n;
+}
+
+// deviceSoftware reports whether an EGL device is a software renderer
+// (EGL_MESA_device_software among its extensions), 0 where it cannot be
+// told (no eglQueryDeviceStringEXT).
+static int deviceSoftware(EGLDeviceEXT dev) {
+	PFNEGLQUERYDEVICESTRINGEXTPROC q = (PFNEGLQUERYDEVICESTRINGEXTPROC)eglGetProcAddress("eglQueryDeviceStringEXT");
+	if (q == NULL) {
+		return 0;
+	}
+	const char *e = q(dev, EGL_EXTENSIONS);
+	return e != NULL && strstr(e, "EGL_MESA_device_software") != NULL;
 }
 */
 import "C"
@@ -68,7 +81,8 @@ func newContext() (*glContext, error) {
 }
 
 // deviceContext tries each EGL device in turn (EGL_EXT_platform_device: an
-// NVIDIA GPU without X, or a DRM or software device under Mesa).
+// NVIDIA GPU without X, or a DRM or software device under Mesa), every
+// hardware device before any software one (hardwareFirst).
 func deviceContext(exts string) (*glContext, error) {
 	if !hasExt(exts, "EGL_EXT_platform_device") {
 		return nil, errors.New("no EGL_EXT_platform_device")
@@ -81,8 +95,12 @@ func deviceContext(exts string) (*glContext, error) {
 	case n == 0:
 		return nil, errors.New("no devices")
 	}
-	var fails []string
+	software := make([]bool, n)
 	for i := range n {
+		software[i] = C.deviceSoftware(devs[i]) != 0
+	}
+	var fails []string
+	for _, i := range hardwareFirst(software) {
 		c, err := contextOn(C.eglGetPlatformDisplay(C.EGL_PLATFORM_DEVICE_EXT, unsafe.Pointer(devs[i]), nil))
 		if err == nil {
 			c.display = fmt.Sprintf("device %d", i)

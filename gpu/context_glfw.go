@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 
 	"github.com/go-gl/glfw/v3.3/glfw"
 )
@@ -17,7 +18,9 @@ type glContext struct{ win *glfw.Window }
 // newContext runs on the GL thread: a hidden window with a 4.3 core
 // context, made current. It needs a display (Xvfb will do).
 func newContext() (c *glContext, err error) {
-	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+	// Only an X11 or Wayland desktop needs a display named in the
+	// environment; Windows (WGL) and macOS (NSGL) have none to name.
+	if needsDisplayEnv(runtime.GOOS) && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
 		return nil, errors.New("gpu: no display (DISPLAY is not set: start an X server such as Xvfb, or build with -tags egl for a context without one)")
 	}
 	defer func() {
@@ -48,7 +51,7 @@ func newContext() (c *glContext, err error) {
 	}
 	if err != nil {
 		glfw.Terminate()
-		return nil, fmt.Errorf("gpu: no GL 4.3 core context: %v", err)
+		return nil, fmt.Errorf("gpu: no GL 4.3 core context: %v (%s)", err, belowGL43)
 	}
 	win.MakeContextCurrent()
 	return &glContext{win: win}, nil

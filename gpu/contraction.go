@@ -12,11 +12,11 @@ func init() {
 		if code == whg1.OpApply {
 			shader = "apply"
 		}
-		preps[code] = func(g *whg1.Graph, op *whg1.Op) (prepared, error) {
+		preps[code] = func(g *whg1.Graph, op *whg1.Op, nb *nodeBounds) (prepared, error) {
 			p := op.Params.(*whg1.Contraction)
 			var prm []int32
 			uni := map[string]int{}
-			defs, err := appendRQ(&prm, &p.RQ, uni)
+			defs, err := appendRQ(&prm, &p.RQ, uni, nb)
 			if err != nil {
 				return prepared{}, err
 			}

@@ -3,6 +3,7 @@
 package gpu
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 
@@ -29,6 +30,9 @@ type Device struct {
 	lim   Limits
 	progs map[string]*glProgram // compiled variants, GL thread only
 	reset resetCheck
+	// epoch counts the storage barriers issued (from 1, so that a new
+	// buffer, whose epochs are 0, waits on none), GL thread only.
+	epoch uint64
 }
 
 var (
@@ -47,7 +51,7 @@ func Open() (*Device, error) {
 	if opened != nil {
 		return opened, nil
 	}
-	d := &Device{progs: map[string]*glProgram{}}
+	d := &Device{progs: map[string]*glProgram{}, epoch: 1}
 	th, err := startThread(d.initGL, func() error { return d.ctx.current() }, d.reset.check)
 	if err != nil {
 		return nil, err
@@ -66,7 +70,7 @@ func (d *Device) initGL() error {
 	}
 	if err := gl.Init(); err != nil {
 		ctx.destroy()
-		return fmt.Errorf("gpu: GL 4.3 entry points missing: %v", err)
+		return fmt.Errorf("gpu: GL 4.3 entry points missing: %v (%s)", err, belowGL43)
 	}
 	d.ctx = ctx
 	d.ident = Identity{
@@ -74,6 +78,10 @@ func (d *Device) initGL() error {
 		Renderer: gl.GoStr(gl.GetString(gl.RENDERER)),
 		Version:  gl.GoStr(gl.GetString(gl.VERSION)),
 		GLSL:     gl.GoStr(gl.GetString(gl.SHADING_LANGUAGE_VERSION)),
+	}
+	if why := below43(d.ident.Version); why != "" {
+		ctx.destroy()
+		return errors.New(why)
 	}
 	ctx.identify(&d.ident)
 	d.reset.initReset(d.ident.Version)

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -115,4 +116,38 @@ const RequireEnv = "WAIOPS_REQUIRE_GPU"
 func Required() bool {
 	v := os.Getenv(RequireEnv)
 	return v != "" && v != "0"
+}
+
+// belowGL43 is what a refusal for a GL below 4.3 adds: the GL fabric needs
+// compute shaders and storage buffers (GL 4.3); macOS offers GL 4.1.
+const belowGL43 = "the GL fabric needs GL 4.3 compute shaders, which macOS (GL 4.1) and older drivers lack: decode on the CPU fabric (--fabric cpu, or auto, which falls back to it)"
+
+// needsDisplayEnv reports whether GLFW on goos reaches its windowing
+// system through a display named in the environment (DISPLAY or
+// WAYLAND_DISPLAY): every system but Windows and macOS.
+func needsDisplayEnv(goos string) bool { return goos != "windows" && goos != "darwin" }
+
+// below43 says why a context reporting GL version v cannot run the GL
+// fabric, or "" when it can (4.3 or later).
+func below43(v string) string {
+	major, minor, ok := GLVersion(v)
+	if ok && (major > 4 || major == 4 && minor >= 3) {
+		return ""
+	}
+	return fmt.Sprintf("gpu: GL %q is below 4.3: %s", v, belowGL43)
+}
+
+// hardwareFirst orders devices so that those not marked software come
+// first, each group in its own order: an EGL context on a machine with a
+// GPU and Mesa's software device (EGL_MESA_device_software) takes the GPU.
+func hardwareFirst(software []bool) []int {
+	var hw, sw []int
+	for i, s := range software {
+		if s {
+			sw = append(sw, i)
+		} else {
+			hw = append(hw, i)
+		}
+	}
+	return append(hw, sw...)
 }

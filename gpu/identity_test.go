@@ -1,6 +1,10 @@
 package gpu
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
 // GL versions compare as numbers: 4.10 is after 4.3, 3.30 before it.
 func TestAtLeast(t *testing.T) {
@@ -37,5 +41,28 @@ func TestRequired(t *testing.T) {
 		if Required() != want {
 			t.Errorf("%s=%q: Required() = %v", RequireEnv, v, !want)
 		}
+	}
+}
+
+// TestHardwareFirst: hardware devices keep their order ahead of the
+// software ones, which keep theirs.
+func TestHardwareFirst(t *testing.T) {
+	got := hardwareFirst([]bool{true, false, true, false})
+	if want := []int{1, 3, 0, 2}; !slices.Equal(got, want) {
+		t.Errorf("hardwareFirst = %v, want %v", got, want)
+	}
+}
+
+// TestBelow43 refuses macOS's GL 4.1 and an unreadable version, naming the
+// CPU fabric, and admits 4.3 and 4.6.
+func TestBelow43(t *testing.T) {
+	for v, refused := range map[string]bool{"4.1 Metal - 83": true, "3.3 Mesa": true, "x": true, "4.3 (Core Profile) Mesa": false, "4.6.0 NVIDIA 550": false} {
+		why := below43(v)
+		if (why != "") != refused || refused && !strings.Contains(why, "--fabric cpu") {
+			t.Errorf("below43(%q) = %q", v, why)
+		}
+	}
+	if needsDisplayEnv("windows") || needsDisplayEnv("darwin") || !needsDisplayEnv("linux") {
+		t.Error("needsDisplayEnv")
 	}
 }

@@ -17,27 +17,49 @@ const (
 	igdnMaxPX     = 4
 	igdnMaxIB     = 16
 	igdnMaxShared = 32 << 10
+	igdnThreads   = 64 // the least work group where the tile allows
 )
 
 // igdnTile picks igdn.comp's tile for c channels within shared bytes of
-// shared memory: the most positions tp = pt·px (pt threads, px positions
-// each) whose x² for all c channels leave room for at least one row of γ,
-// and then ib rows of γ (c columns each) in the rest. ok is false when one
-// position's x² and one γ row pass shared: the kernel then runs one thread
-// per output with global reads.
-func igdnTile(c, shared int) (pt, px, ib int, ok bool) {
+// shared memory: the most positions tp = pt·px whose x² for all c channels
+// leave room for at least one row of γ, and then ib rows of γ (c columns
+// each) in the rest. A thread takes px = igdnMaxPX positions (fewer only
+// in a smaller tile), so that each γ it reads serves px terms, and rg
+// threads share the chunk's rows at each position, so that a work group
+// has pt·rg ≥ 64 threads when the chunk has rows enough. ok is false when one position's x² and one γ row
+// pass shared: the kernel then runs one thread per output with global
+// reads.
+func igdnTile(c, shared int) (pt, px, rg, ib int, ok bool) {
 	for tp := igdnMaxTile; tp >= 1; tp /= 2 {
 		if ib = min(c, igdnMaxIB, (shared-4*c*tp)/(4*c)); ib >= 1 {
 			px = min(igdnMaxPX, tp)
-			return tp / px, px, ib, true
+			pt = tp / px
+			rg = min(max(1, igdnThreads/pt), ib)
+			return pt, px, rg, ib, true
 		}
 	}
-	return 0, 0, 0, false
+	return 0, 0, 0, 0, false
+}
+
+// igdnTerm is the #define of igdn.comp's term variant, from the node's
+// igdn.gx2 interval (the hull of every γ[i][j]·x_j², §8.3): TERM 1 where it
+// lies in [0, 2^31) and gf < 32, a 32-bit product and a logical shift
+// (the floor of a value that is not negative); TERM 2 where it fits i32
+// otherwise, a 32-bit product and the arithmetic shift asr; TERM 0 (the
+// two-word product of §7.3) elsewhere.
+func igdnTerm(nb *nodeBounds, gf uint32) string {
+	if nb == nil || !fitsI32(nb.Intermediates["igdn.gx2"]) {
+		return "TERM 0"
+	}
+	if nb.Intermediates["igdn.gx2"].Lo.Sign() >= 0 && gf < 32 {
+		return "TERM 1"
+	}
+	return "TERM 2"
 }
 
 // §5.7 igdn: igdn.comp, a work group per tile of positions (igdnTile).
 func init() {
-	preps[whg1.OpIGDN] = func(g *whg1.Graph, op *whg1.Op) (prepared, error) {
+	preps[whg1.OpIGDN] = func(g *whg1.Graph, op *whg1.Op, nb *nodeBounds) (prepared, error) {
 		p := op.Params.(*whg1.IGDN)
 		// acc32: γ fits i32 and gf, frac ≤ 63 (§7.2); β_i alone is a
 		// partial sum of N_i (igdn.N, class wide), so it fits i32 too.
@@ -54,15 +76,15 @@ func init() {
 		}
 		uni := map[string]int{"FRAC": int(p.Frac), "P_GAMMA": 0, "P_BETA": len(prm)}
 		prm = append(prm, beta...)
-		gf := fmt.Sprintf("GF %du", p.GF)
+		gf := []string{fmt.Sprintf("GF %du", p.GF), igdnTerm(nb, p.GF)}[:2:2] // each append copies
 		return prepared{prm: prm, run: func(d *Device, c *opCall) error {
 			s := c.inS[0]
 			u := merge(uni, map[string]int{"C": s.C, "HW": s.H * s.W})
-			pt, px, ib, ok := igdnTile(s.C, min(int(d.lim.MaxSharedBytes), igdnMaxShared))
+			pt, px, rg, ib, ok := igdnTile(s.C, min(int(d.lim.MaxSharedBytes), igdnMaxShared))
 			if !ok {
-				return unary("igdn", []string{gf, "TILED 0"}, u)(d, c)
+				return unary("igdn", append(gf, "TILED 0"), u)(d, c)
 			}
-			defs := []string{gf, "TILED 1", fmt.Sprintf("C %d", s.C), fmt.Sprintf("PT %d", pt), fmt.Sprintf("PX %d", px), fmt.Sprintf("IB %d", ib)}
+			defs := append(gf, "TILED 1", fmt.Sprintf("C %d", s.C), fmt.Sprintf("PT %d", pt), fmt.Sprintf("PX %d", px), fmt.Sprintf("RG %d", rg), fmt.Sprintf("IB %d", ib))
 			groups := (s.H*s.W + pt*px - 1) / (pt * px)
 			return d.dispatch(kernel{shader: "igdn", defs: defs, in: c.in[:1], out: c.out[0], prm: c.prm, uni: u, groups: groups})
 		}}, nil

@@ -75,7 +75,6 @@ func TestLostContextChild(t *testing.T) {
 	if want := []int64{-199, 7, 15, 201}; !slices.Equal(out[0].Data, want) {
 		t.Fatalf("before the loss: %v, want %v", out[0].Data, want)
 	}
-	held := LiveObjects()
 
 	// Mid-run: four goroutines decode while the context goes; each sees
 	// right outputs, then ErrLost on every call after its first.
@@ -123,6 +122,7 @@ func TestLostContextChild(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
+	held := LiveObjects() // both programs' parameters and pools
 
 	lost := func(what string, err error) {
 		t.Helper()

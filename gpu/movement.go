@@ -13,7 +13,7 @@ import (
 // several inputs or outputs (concat, subpos_split, subpos_merge) dispatch
 // once per tensor, so a kernel never binds more than two tensors.
 func init() {
-	preps[whg1.OpConcat] = func(*whg1.Graph, *whg1.Op) (prepared, error) {
+	preps[whg1.OpConcat] = func(*whg1.Graph, *whg1.Op, *nodeBounds) (prepared, error) {
 		return prepared{run: func(d *Device, c *opCall) error {
 			off := 0
 			for k, in := range c.in {
@@ -26,7 +26,7 @@ func init() {
 			return nil
 		}}, nil
 	}
-	preps[whg1.OpSplit] = func(_ *whg1.Graph, op *whg1.Op) (prepared, error) {
+	preps[whg1.OpSplit] = func(_ *whg1.Graph, op *whg1.Op, _ *nodeBounds) (prepared, error) {
 		start := int(op.Params.(*whg1.Split).Start)
 		return prepared{run: func(d *Device, c *opCall) error {
 			s := c.inS[0]
@@ -38,25 +38,25 @@ func init() {
 		if code == whg1.OpPixelUnshuffle {
 			shader = "pixel_unshuffle"
 		}
-		preps[code] = func(_ *whg1.Graph, op *whg1.Op) (prepared, error) {
+		preps[code] = func(_ *whg1.Graph, op *whg1.Op, _ *nodeBounds) (prepared, error) {
 			r := int(op.Params.(*whg1.Factor).N)
 			return prepared{run: func(d *Device, c *opCall) error {
 				return unary(shader, nil, sides(c, map[string]int{"R": r}))(d, c)
 			}}, nil
 		}
 	}
-	preps[whg1.OpPadRep] = func(*whg1.Graph, *whg1.Op) (prepared, error) {
+	preps[whg1.OpPadRep] = func(*whg1.Graph, *whg1.Op, *nodeBounds) (prepared, error) {
 		return prepared{run: func(d *Device, c *opCall) error {
 			return unary("pad_rep", nil, sides(c, nil))(d, c)
 		}}, nil
 	}
 	// crop_to reads only ref's shape (§5.10), so ref is not bound.
-	preps[whg1.OpCropTo] = func(*whg1.Graph, *whg1.Op) (prepared, error) {
+	preps[whg1.OpCropTo] = func(*whg1.Graph, *whg1.Op, *nodeBounds) (prepared, error) {
 		return prepared{run: func(d *Device, c *opCall) error {
 			return unary("crop_to", nil, sides(c, nil))(d, c)
 		}}, nil
 	}
-	preps[whg1.OpCrop] = func(_ *whg1.Graph, op *whg1.Op) (prepared, error) {
+	preps[whg1.OpCrop] = func(_ *whg1.Graph, op *whg1.Op, _ *nodeBounds) (prepared, error) {
 		p := op.Params.(*whg1.Crop)
 		return prepared{run: func(d *Device, c *opCall) error {
 			// The plan has checked that the window fits the input
@@ -64,7 +64,7 @@ func init() {
 			return unary("crop", nil, sides(c, map[string]int{"Y0": int(c.pl.Operand(p.Y0)), "X0": int(c.pl.Operand(p.X0))}))(d, c)
 		}}, nil
 	}
-	preps[whg1.OpSubposSplit] = func(_ *whg1.Graph, op *whg1.Op) (prepared, error) {
+	preps[whg1.OpSubposSplit] = func(_ *whg1.Graph, op *whg1.Op, _ *nodeBounds) (prepared, error) {
 		order := op.Params.(*whg1.Subpos).Order
 		return prepared{run: func(d *Device, c *opCall) error {
 			for k, out := range c.out {
@@ -77,7 +77,7 @@ func init() {
 			return nil
 		}}, nil
 	}
-	preps[whg1.OpSubposMerge] = func(_ *whg1.Graph, op *whg1.Op) (prepared, error) {
+	preps[whg1.OpSubposMerge] = func(_ *whg1.Graph, op *whg1.Op, _ *nodeBounds) (prepared, error) {
 		order := op.Params.(*whg1.Subpos).Order
 		return prepared{run: func(d *Device, c *opCall) error {
 			for k, in := range c.in {
@@ -90,7 +90,7 @@ func init() {
 			return nil
 		}}, nil
 	}
-	preps[whg1.OpFill] = func(_ *whg1.Graph, op *whg1.Op) (prepared, error) {
+	preps[whg1.OpFill] = func(_ *whg1.Graph, op *whg1.Op, _ *nodeBounds) (prepared, error) {
 		p := op.Params.(*whg1.Fill)
 		return prepared{run: func(d *Device, c *opCall) error {
 			// acc32: the value is a tensor element, so it fits i32

@@ -5,6 +5,7 @@ package gpu
 import (
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/refusal"
@@ -21,7 +22,11 @@ type Program struct {
 	ops    []prepared
 	prm    []*buffer  // each operator's parameter array, nil where it has none
 	drop   [][]uint32 // the tensors freed once each operator has run (whg1.Graph.Drops)
+	pool   pool       // the tensors' buffers, kept between decodes
 	closed bool       // set by Close, on the GL thread
+	// held is the device memory the program holds (its parameters and
+	// its pool), in bytes, as of its last load or decode.
+	held atomic.Int64
 }
 
 var _ whg1.Decoder = (*Program)(nil)
@@ -44,7 +49,13 @@ type prepared struct {
 
 // preps holds each operator's preparation, registered from the file that
 // dispatches its shader (docs/CONVENTIONS.md §1). The 25 of wai-ops/1-i32 (§9.1).
-var preps = map[whg1.Opcode]func(g *whg1.Graph, op *whg1.Op) (prepared, error){}
+// Each takes the operator's node of the certificate (§8.5), whose
+// intervals choose the shader variant: a 32-bit product where the
+// certified interval fits i32, the 16-bit-half form of §7.3 where not.
+var preps = map[whg1.Opcode]func(g *whg1.Graph, op *whg1.Op, nb *nodeBounds) (prepared, error){}
+
+// nodeBounds is an operator's node of the certificate.
+type nodeBounds = certify.Node
 
 // Load reads a WHG1 graph against acc32 (§8.6, §10.5): certify.Load refuses
 // a graph whose verdict does not meet acc32 with model_mismatch. It then
@@ -74,7 +85,7 @@ func (d *Device) LoadCertified(g *whg1.Graph, cert *certify.Certificate) (*Progr
 			// certificate has already refused this.
 			return nil, refusal.New(refusal.ModelMismatch, "op %d (%s) is outside wai-ops/1-i32", i, op.Code)
 		}
-		if p.ops[i], err = prep(g, op); err != nil {
+		if p.ops[i], err = prep(g, op, &cert.Graphs[0].Nodes[i]); err != nil {
 			return nil, fmt.Errorf("op %d (%s): %w", i, op.Code, err)
 		}
 		if int64(len(p.ops[i].prm))*4 > d.lim.MaxSSBOBytes {
@@ -90,6 +101,7 @@ func (d *Device) LoadCertified(g *whg1.Graph, cert *certify.Certificate) (*Progr
 				p.ops[i].prm = nil // the device holds them now
 			}
 		}
+		p.held.Store(p.bytes())
 		return glError("uploading parameters")
 	})
 	if err != nil {
@@ -101,6 +113,22 @@ func (d *Device) LoadCertified(g *whg1.Graph, cert *certify.Certificate) (*Progr
 
 // Graph is the loaded graph.
 func (p *Program) Graph() *whg1.Graph { return p.g }
+
+// DeviceBytes is the device memory the program holds: its parameters and
+// the tensor buffers it keeps between decodes (one decode's working set,
+// as of its last decode). Close frees all of it.
+func (p *Program) DeviceBytes() int64 { return p.held.Load() }
+
+// bytes counts DeviceBytes, on the GL thread.
+func (p *Program) bytes() int64 {
+	n := p.pool.bytes()
+	for _, b := range p.prm {
+		if b != nil {
+			n += b.bytes()
+		}
+	}
+	return n
+}
 
 // Close releases the parameters on the device. A second Close does
 // nothing; a Decode after Close returns ErrClosed. Once the context is
@@ -121,6 +149,8 @@ func (p *Program) letGo(drop func(*buffer)) {
 	for _, b := range p.prm {
 		drop(b)
 	}
+	p.pool.release(drop)
+	p.held.Store(0)
 	p.closed = true
 	live.programs.Add(-1)
 }
@@ -202,18 +232,19 @@ func (p *Program) decodePlanned(pl *whg1.Plan, inputs []*tensor.T, finish func(*
 	})
 }
 
-// run is a decode's device part, on the GL thread. Each tensor is freed
-// once its last producer or reader has run, and the outputs after finish.
+// run is a decode's device part, on the GL thread. Each tensor's buffer
+// comes from the program's pool and goes back to it once the tensor's last
+// producer or reader has run, and the outputs' after finish.
 func (p *Program) run(pl *whg1.Plan, host [][]int32, finish func(*whg1.Plan, []*buffer) error) error {
 	g, d := p.g, p.d
 	vals := make([]*buffer, len(g.Tensors))
 	defer func() {
-		for _, b := range vals {
-			b.free()
-		}
+		p.pool.trim()
+		p.held.Store(p.bytes())
 	}()
 	for i, in := range g.Inputs {
-		vals[in.Tensor] = d.upload(host[i])
+		vals[in.Tensor] = p.pool.take(d, len(host[i]))
+		d.write(vals[in.Tensor], host[i])
 	}
 	for i := range g.Ops {
 		op := &g.Ops[i]
@@ -223,20 +254,16 @@ func (p *Program) run(pl *whg1.Plan, host [][]int32, finish func(*whg1.Plan, []*
 			c.inS = append(c.inS, pl.Shapes[t])
 		}
 		for _, t := range op.Out {
-			vals[t] = d.newBuffer(pl.Shapes[t].Elems())
+			vals[t] = p.pool.take(d, pl.Shapes[t].Elems())
+			setPolicy(vals[t], g.Tensors[t])
 			c.out = append(c.out, vals[t])
 			c.outS = append(c.outS, pl.Shapes[t])
 		}
 		if err := p.ops[i].run(d, c); err != nil {
 			return fmt.Errorf("op %d (%s): %w", i, op.Code, err)
 		}
-		for k, t := range op.Out {
-			if err := d.policy(g.Tensors[t], c.out[k]); err != nil {
-				return err
-			}
-		}
 		for _, t := range p.drop[i] {
-			vals[t].free()
+			p.pool.put(vals[t])
 			vals[t] = nil
 		}
 	}
@@ -246,18 +273,15 @@ func (p *Program) run(pl *whg1.Plan, host [][]int32, finish func(*whg1.Plan, []*
 	return finish(pl, vals)
 }
 
-// policy applies an operator output's policy on the device (§3). Under
-// acc32 only graph inputs are check (§7.2 condition 2), so an output is
-// derived or clamp, and a clamp runs in place.
-func (d *Device) policy(rec whg1.Tensor, b *buffer) error {
-	switch rec.Policy {
-	case whg1.Derived:
-		return nil
-	case whg1.Clamp:
-		lo, hi := clampBounds(rec.Lo, rec.Hi)
-		return d.elementwise(kernel{shader: "clamp", in: []*buffer{b}, out: b, uni: map[string]int{"LO": lo, "HI": hi}}, b.n)
+// setPolicy gives an operator output's buffer its tensor's policy (§3),
+// which the producer's stores apply (shader.go's out_st). Under acc32 only
+// graph inputs are check (§7.2 condition 2), so an output is derived or
+// clamp; certify.Load has refused any other.
+func setPolicy(b *buffer, rec whg1.Tensor) {
+	if rec.Policy == whg1.Clamp {
+		b.clamp = true
+		b.lo, b.hi = clampBounds(rec.Lo, rec.Hi)
 	}
-	return refusal.New(refusal.ModelMismatch, "a check policy inside an acc32 graph (§7.2)")
 }
 
 // clampBounds narrows clamp bounds (i64 in the model; §5.5 uses ±2^63 for

@@ -4,7 +4,9 @@ package gpu
 
 import (
 	"fmt"
+	"math"
 
+	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/whg1"
 )
 
@@ -19,7 +21,12 @@ import (
 // rq.t = [l + b, h + b] need not contain b). It is stored as b mod 2^32,
 // and rq() adds it to v in uint arithmetic, which wraps by definition
 // (§7.3): the sum is congruent to t mod 2^32 and t fits i32, so it is t.
-func appendRQ(prm *[]int32, r *whg1.RQ, uni map[string]int) ([]string, error) {
+//
+// The variant RQ32 1 forms p = t·mult and rounds it in one 32-bit word
+// where the certificate's rq.p interval (which covers p + 2^(s−1) too,
+// §8.3) fits i32 and every shift is at most 30 (so 2^s fits); elsewhere
+// p is the two-word product of §7.3 (RQ32 0).
+func appendRQ(prm *[]int32, r *whg1.RQ, uni map[string]int, nb *nodeBounds) ([]string, error) {
 	for _, s := range r.Shift {
 		if s > 63 {
 			return nil, fmt.Errorf("shift %d passes acc32's 63 (§7.2)", s)
@@ -45,11 +52,22 @@ func appendRQ(prm *[]int32, r *whg1.RQ, uni map[string]int) ([]string, error) {
 	}
 	uni["P_BIAS"] = len(*prm)
 	*prm = append(*prm, bias...)
+	narrowP := nb != nil && fitsI32(nb.Intermediates["rq.p"])
+	for _, s := range r.Shift {
+		narrowP = narrowP && s <= 30
+	}
 	return []string{
 		"RQ",
+		fmt.Sprintf("RQ32 %d", b2i(narrowP)),
 		fmt.Sprintf("ROUND %d", r.Round),
 		fmt.Sprintf("MULT %d", r.MKind),
 		fmt.Sprintf("SHIFT %d", r.SKind),
 		fmt.Sprintf("BIAS %d", r.Bias),
 	}, nil
+}
+
+// fitsI32 reports whether a certified interval lies inside i32 (§7.1).
+func fitsI32(iv certify.Interval) bool {
+	lo, hi, ok := iv.Int64()
+	return ok && lo >= math.MinInt32 && hi <= math.MaxInt32
 }

@@ -11,10 +11,10 @@ import (
 // §5.4: rescale, chscale and mul, each an rq (or chscale's rounding) on one
 // element per thread.
 func init() {
-	preps[whg1.OpRescale] = func(g *whg1.Graph, op *whg1.Op) (prepared, error) {
+	preps[whg1.OpRescale] = func(g *whg1.Graph, op *whg1.Op, nb *nodeBounds) (prepared, error) {
 		var prm []int32
 		uni := map[string]int{}
-		defs, err := appendRQ(&prm, &op.Params.(*whg1.Rescale).RQ, uni)
+		defs, err := appendRQ(&prm, &op.Params.(*whg1.Rescale).RQ, uni, nb)
 		if err != nil {
 			return prepared{}, err
 		}
@@ -22,10 +22,10 @@ func init() {
 			return unary("rescale", defs, merge(uni, map[string]int{"HW": c.outS[0].H * c.outS[0].W}))(d, c)
 		}}, nil
 	}
-	preps[whg1.OpMul] = func(g *whg1.Graph, op *whg1.Op) (prepared, error) {
+	preps[whg1.OpMul] = func(g *whg1.Graph, op *whg1.Op, nb *nodeBounds) (prepared, error) {
 		var prm []int32
 		uni := map[string]int{}
-		defs, err := appendRQ(&prm, &op.Params.(*whg1.Rescale).RQ, uni)
+		defs, err := appendRQ(&prm, &op.Params.(*whg1.Rescale).RQ, uni, nb)
 		if err != nil {
 			return prepared{}, err
 		}
@@ -34,7 +34,7 @@ func init() {
 			return d.elementwise(kernel{shader: "mul", defs: defs, in: c.in, out: c.out[0], prm: c.prm, uni: u}, c.outS[0].Elems())
 		}}, nil
 	}
-	preps[whg1.OpChscale] = func(g *whg1.Graph, op *whg1.Op) (prepared, error) {
+	preps[whg1.OpChscale] = func(g *whg1.Graph, op *whg1.Op, nb *nodeBounds) (prepared, error) {
 		p := op.Params.(*whg1.Chscale)
 		// acc32: every entry of M fits i32 and s ≤ 63 (§7.2).
 		if p.Shift > 63 {

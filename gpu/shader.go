@@ -33,7 +33,7 @@ func (d *Device) program(name string, defs []string, slots []slot) (*glProgram, 
 	if p := d.progs[key]; p != nil {
 		return p, nil
 	}
-	src, err := d.source(name, defs, slots)
+	src, err := source(name, defs, slots, d.lim.ChunkShift)
 	if err != nil {
 		return nil, err
 	}
@@ -48,8 +48,9 @@ func (d *Device) program(name string, defs []string, slots []slot) (*glProgram, 
 
 // source assembles a variant: the version line, the host's #defines, one
 // binding block per chunk of each slot with its accessors, the shared
-// include, then the operator's shader.
-func (d *Device) source(name string, defs []string, slots []slot) (string, error) {
+// include, then the operator's shader. chunkShift is the device's
+// Limits.ChunkShift.
+func source(name string, defs []string, slots []slot, chunkShift uint) (string, error) {
 	body, err := shaders.FS.ReadFile(name + ".comp")
 	if err != nil {
 		return "", fmt.Errorf("gpu: no shader %s.comp: %v", name, err)
@@ -60,7 +61,7 @@ func (d *Device) source(name string, defs []string, slots []slot) (string, error
 	}
 	var b strings.Builder
 	b.WriteString("#version 430\n")
-	fmt.Fprintf(&b, "#define CHUNK_SHIFT %du\n#define LOCAL %d\n", d.lim.ChunkShift, localSize)
+	fmt.Fprintf(&b, "#define CHUNK_SHIFT %du\n#define LOCAL %d\n", chunkShift, localSize)
 	for _, def := range defs {
 		fmt.Fprintf(&b, "#define %s\n", def)
 	}
@@ -81,9 +82,16 @@ func writeSlot(b *strings.Builder, s slot, binding int) {
 	for j := range s.chunks {
 		fmt.Fprintf(b, "layout(std430, binding = %d) buffer B_%s_%d { int d[]; } %s_%d;\n", binding+j, s.name, j, s.name, j)
 	}
+	clamp := ""
+	if s.name == "out" {
+		// §3: the output tensor's clamp policy, applied by the store
+		// (buffer.clamp); the bounds are its uniforms.
+		b.WriteString("#ifdef CLAMP_OUT\nuniform int OUT_LO;\nuniform int OUT_HI;\n#define POLICY(v) min(max(v, OUT_LO), OUT_HI)\n#else\n#define POLICY(v) (v)\n#endif\n")
+		clamp = "\tv = POLICY(v);\n"
+	}
 	if s.chunks == 1 {
 		fmt.Fprintf(b, "int %[1]s_ld(uint i) { return %[1]s_0.d[i]; }\n", s.name)
-		fmt.Fprintf(b, "void %[1]s_st(uint i, int v) { %[1]s_0.d[i] = v; }\n", s.name)
+		fmt.Fprintf(b, "void %[1]s_st(uint i, int v) {\n%[2]s\t%[1]s_0.d[i] = v;\n}\n", s.name, clamp)
 		return
 	}
 	mask := "((1u << CHUNK_SHIFT) - 1u)"
@@ -92,7 +100,7 @@ func writeSlot(b *strings.Builder, s slot, binding int) {
 		fmt.Fprintf(b, "\tif (c == %du) return %s_%d.d[o];\n", j, s.name, j)
 	}
 	fmt.Fprintf(b, "\treturn %s_%d.d[o];\n}\n", s.name, s.chunks-1)
-	fmt.Fprintf(b, "void %s_st(uint i, int v) {\n\tuint c = i >> CHUNK_SHIFT;\n\tuint o = i & %s;\n", s.name, mask)
+	fmt.Fprintf(b, "void %s_st(uint i, int v) {\n%s\tuint c = i >> CHUNK_SHIFT;\n\tuint o = i & %s;\n", s.name, clamp, mask)
 	for j := range s.chunks - 1 {
 		fmt.Fprintf(b, "\tif (c == %du) { %s_%d.d[o] = v; return; }\n", j, s.name, j)
 	}

@@ -30,6 +30,10 @@ type Split struct {
 	ReadbackGPUNS int64 `json:"readback_gpu_ns"`
 	// Shaders splits Dispatches and KernelNS by shader, in first-dispatch order.
 	Shaders []ShaderTime `json:"shaders"`
+	// DeviceBytes is the device memory the program holds after the
+	// decode: its parameters and its pool of tensor buffers (Program.
+	// DeviceBytes).
+	DeviceBytes int64 `json:"device_bytes"`
 	// TimerBits is GL_QUERY_COUNTER_BITS of GL_TIME_ELAPSED: 0 means the
 	// implementation keeps no device time and every *GPUNS and KernelNS is 0.
 	TimerBits int `json:"timer_bits"`
@@ -65,4 +69,11 @@ type Features struct {
 	WarpSize   int `json:"warp_size"`
 	WarpsPerSM int `json:"warps_per_sm"`
 	SMCount    int `json:"sm_count"`
+	// GLSPIRV is whether GL_ARB_gl_spirv is present (shaders given as
+	// SPIR-V), and IntegerDotProduct whether the driver accepts SPIR-V
+	// with SPV_KHR_integer_dot_product (GL_SPIR_V_EXTENSIONS of
+	// GL_ARB_spirv_extensions): what a SPIR-V path with dot-product
+	// instructions (§6) would need.
+	GLSPIRV           bool `json:"arb_gl_spirv"`
+	IntegerDotProduct bool `json:"spv_khr_integer_dot_product"`
 }

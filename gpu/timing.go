@@ -154,6 +154,7 @@ func (p *Program) DecodeSplit(inputs []*tensor.T, scalars []int64) ([]*tensor.T,
 		err = rerr
 	}
 	s.TotalNS = total
+	s.DeviceBytes = p.DeviceBytes()
 	return outs, s, err
 }
 
@@ -184,18 +185,29 @@ func (d *Device) Features() (Features, error) {
 		if has("GL_NV_shader_thread_group") {
 			f.WarpSize, f.WarpsPerSM, f.SMCount = getInt(glWarpSizeNV), getInt(glWarpsPerSMNV), getInt(glSMCountNV)
 		}
+		f.GLSPIRV = has("GL_ARB_gl_spirv")
+		if has("GL_ARB_spirv_extensions") {
+			for i := range getInt(glNumSPIRVExtensions) {
+				if gl.GoStr(gl.GetStringi(glSPIRVExtensions, uint32(i))) == "SPV_KHR_integer_dot_product" {
+					f.IntegerDotProduct = true
+				}
+			}
+		}
 		return glError("reading the features")
 	})
 	return f, err
 }
 
 // Enums of the extensions Features reads, which the 4.3 core bindings do
-// not name (GL_KHR_shader_subgroup, GL_NV_shader_thread_group).
+// not name (GL_KHR_shader_subgroup, GL_NV_shader_thread_group,
+// GL_ARB_spirv_extensions).
 const (
-	glSubgroupSizeKHR = 0x9532
-	glWarpSizeNV      = 0x9339
-	glWarpsPerSMNV    = 0x933A
-	glSMCountNV       = 0x933B
+	glSPIRVExtensions    = 0x9553
+	glNumSPIRVExtensions = 0x9554
+	glSubgroupSizeKHR    = 0x9532
+	glWarpSizeNV         = 0x9339
+	glWarpsPerSMNV       = 0x933A
+	glSMCountNV          = 0x933B
 )
 
 func getInt(pname uint32) int {

@@ -1,13 +1,16 @@
 package importer
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/waiops/waiops/certify"
+	"github.com/waiops/waiops/cpuref"
 	"github.com/waiops/waiops/onnx"
+	"github.com/waiops/waiops/tensor"
 )
 
 // bmshjModel is bmshj2018-factorized's synthesis transform in the shape
@@ -76,4 +79,30 @@ func BenchmarkImportBmshj(b *testing.B) {
 	b.ReportMetric(float64(ru.Maxrss)/1024, "peak-RSS-MiB")
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+}
+
+// BenchmarkDecodeImportedBmshj decodes the imported bmshj2018-shaped graph
+// (a 192×32×48 latent to a 768×512 picture) on the CPU reference, at i8
+// and i16 activations; `waiops bench --ops bmshj2018 --fabric cpu` times
+// today's bmshj2018 case beside it.
+func BenchmarkDecodeImportedBmshj(b *testing.B) {
+	model := bmshjModel(b, 128, 192)
+	cal := latents(5, 1, 192, 32, 48)
+	for _, acts := range []int{8, 16} {
+		r, err := Import(model, cal, Options{Acts: acts, Weights: 8, Profile: certify.Acc32})
+		if err != nil {
+			b.Fatal(err)
+		}
+		prog, _, err := cpuref.LoadBytes(r.Graph)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("i%d", acts), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := prog.Decode([]*tensor.T{cal[0].T}, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -37,6 +37,9 @@ type qvalue struct {
 	t      uint32 // its WHG1 tensor
 	// image says the ints are already 8-bit samples (value·255).
 	image bool
+	// off is the mean the ints fall short of real/s by: 1/2 after igdn's
+	// floor (§5.7), whose output ⌊x·r / 2^frac⌋ rounds toward −∞.
+	off float64
 }
 
 // LayerInfo is one layer's row in the import's report.
@@ -58,7 +61,8 @@ type LayerInfo struct {
 	GF     uint32 `json:"igdn_gf,omitempty"`
 	Frac   uint32 `json:"igdn_frac,omitempty"`
 	value  int
-	image  bool // its ints are 8-bit samples of a picture output
+	image  bool    // its ints are 8-bit samples of a picture output
+	off    float64 // the ints read as (int + off)·Scale (qvalue.off)
 }
 
 // OutputInfo says how each graph output's integers read as values.
@@ -68,7 +72,10 @@ type OutputInfo struct {
 	Scale float64 `json:"scale"` // real value of one integer unit
 	Lo    int64   `json:"lo"`
 	Hi    int64   `json:"hi"`
-	value int
+	// Offset: the ints read as (int + Offset)·Scale; 1/2 after igdn,
+	// whose floor falls short by half a unit on average.
+	Offset float64 `json:"offset,omitempty"`
+	value  int
 }
 
 // emitter writes the WHG1 graph in §13.0's canonical numbering.
@@ -166,7 +173,7 @@ func emit(net *network, r []float64, acts, weights int, acc32 bool) (*whg1.Graph
 		}
 		info.OpIndex = len(e.g.Ops) - 1
 		q := e.q[l.out]
-		info.Scale, info.Lo, info.Hi, info.image = q.s, q.lo, q.hi, q.image
+		info.Scale, info.Lo, info.Hi, info.image, info.off = q.s, q.lo, q.hi, q.image, q.off
 		e.layers = append(e.layers, info)
 	}
 	for k, v := range net.outputs {
@@ -181,7 +188,7 @@ func emit(net *network, r []float64, acts, weights int, acc32 bool) (*whg1.Graph
 // other output keeps its scale.
 func (e *emitter) output(k, v int) {
 	q := e.q[v]
-	info := OutputInfo{Name: e.net.outNames[k], Scale: q.s, Lo: q.lo, Hi: q.hi, value: v}
+	info := OutputInfo{Name: e.net.outNames[k], Scale: q.s, Lo: q.lo, Hi: q.hi, Offset: q.off, value: v}
 	t := q.t
 	if e.net.channels[v] == 3 && !q.image {
 		rq := rqOf([]float64{q.s * 255}, nil, false)
@@ -189,7 +196,7 @@ func (e *emitter) output(k, v int) {
 		t = e.op(whg1.OpClamp, &whg1.ClampParams{Lo: 0, Hi: 255}, 3, t)
 	}
 	if e.net.channels[v] == 3 {
-		info.Image, info.Scale, info.Lo, info.Hi = true, 1.0/255, 0, 255
+		info.Image, info.Scale, info.Lo, info.Hi, info.Offset = true, 1.0/255, 0, 255, 0
 	}
 	e.g.Outputs = append(e.g.Outputs, t)
 	e.outs = append(e.outs, info)

@@ -73,11 +73,23 @@ func (e *emitter) conv(l *layer, x qvalue, info *LayerInfo) error {
 		if sw == 0 {
 			sw = 1
 		}
-		for try := 0; ; try++ {
-			var b int64
-			if l.b != nil {
-				b = int64(math.Round(l.b[o] / (x.s * sw)))
+		// An input whose ints fall short by off on average (igdn's floor)
+		// reads as x + off: the bias takes off·Σw, over the taps one
+		// output position reads (one residue of conv_transpose's).
+		breal := 0.0
+		if l.b != nil {
+			breal = l.b[o]
+		}
+		if x.off != 0 {
+			sum := 0.0
+			for k := range per {
+				wi, _ := index(o, k)
+				sum += l.w[wi]
 			}
+			breal += x.off * x.s * sum / float64(residues)
+		}
+		for try := 0; ; try++ {
+			b := int64(math.Round(breal / (x.s * sw)))
 			pos, neg := make([]int64, residues), make([]int64, residues)
 			for k := range per {
 				wi, rho := index(o, k)
@@ -129,9 +141,10 @@ func (e *emitter) conv(l *layer, x qvalue, info *LayerInfo) error {
 // round(K²·s_x²·γ_ij·2^gf); r_i = isqrt(N_i) ≈ K·√(…), so the output
 // ⌊X_i·r_i / 2^frac⌋ has scale s_x·2^frac / K. K is the largest that keeps
 // every N_i (and so every igdn.term and igdn.N, class wide) within the
-// accumulator over the input's range; gf the largest (at most 63) that
-// keeps every γ_int within i32 (§7.2 igdn.gamma); frac the smallest that
-// brings the output's calibrated range within Q.
+// accumulator over the input's range, lowered by at most half so that
+// s_x·2^frac / K is the output's calibrated scale; gf the largest (at most
+// 63) that keeps every γ_int within i32 (§7.2 igdn.gamma), or i16 for an
+// i8 input.
 func (e *emitter) igdn(l *layer, x qvalue, info *LayerInfo) error {
 	c := e.net.channels[l.in[0]]
 	X := float64(max(-x.lo, x.hi))
@@ -155,13 +168,33 @@ func (e *emitter) igdn(l *layer, x qvalue, info *LayerInfo) error {
 	K := math.Sqrt(limit/worst) * 0.999
 	// xr = x·r, class wide, within the accumulator too.
 	K = min(K, float64(e.accLimit())/math.Max(X, 1)/math.Sqrt(worst)*0.999)
+	// frac and K together put the output at its calibrated scale
+	// s = s_x·2^frac / K: frac the largest that leaves K at or below the
+	// largest K the accumulator allows.
+	frac := 0
+	if target := e.outScale(l.out); e.r[l.out] > 0 {
+		frac = min(max(int(math.Floor(math.Log2(K*target/x.s))), 0), 63)
+		K = min(K, x.s*math.Ldexp(1, frac)/target)
+	}
 	gmax := 0.0
 	for _, g := range l.gamma {
 		gmax = max(gmax, math.Abs(g))
 	}
-	gf := 63
-	if gmax > 0 {
-		gf = min(63, int(math.Floor(math.Log2(float64(acc32Limit)/(gmax*K*K*x.s*x.s)))))
+	// γ's width: i32 (§7.2 igdn.gamma), or i16 where the input fits i8
+	// and γ fits at some gf ≥ 0, which keeps every term in cpuref's 16-
+	// and 32-bit igdn kernels (a 15-bit γ is finer than the i8 input it
+	// weighs).
+	gfFor := func(lim float64) int {
+		if gmax == 0 {
+			return 63
+		}
+		return min(63, int(math.Floor(math.Log2(lim/(gmax*K*K*x.s*x.s)))))
+	}
+	gf := gfFor(float64(acc32Limit))
+	if g16 := gfFor(math.MaxInt16); X <= 127 && g16 >= 0 {
+		// At most 16, where γ·2^(16−gf) fits i16 and cpuref sums the
+		// terms in 16-bit lanes.
+		gf = min(g16, 16)
 	}
 	if gf < 0 {
 		return fmt.Errorf("γ scaled to the norm does not fit i32 at gf 0")
@@ -174,15 +207,10 @@ func (e *emitter) igdn(l *layer, x qvalue, info *LayerInfo) error {
 	for i, b := range l.beta {
 		beta[i] = int64(math.Round(b * K * K))
 	}
-	frac := 0
-	if e.r[l.out] > 0 {
-		frac = int(math.Ceil(math.Log2(e.h * e.r[l.out] * K / (x.s * float64(e.qa)))))
-	}
-	frac = min(max(frac, 0), 63)
 	s := x.s * math.Ldexp(1, frac) / K
 	t := e.op(whg1.OpIGDN, &whg1.IGDN{GF: uint32(gf), Frac: uint32(frac), GBytes: whg1.WidthFor(gamma, 4, 8), Gamma: gamma, Beta: beta}, c, x.t)
 	e.clampPolicy(t, -e.qa, e.qa)
-	e.q[l.out] = qvalue{s: s, lo: -e.qa, hi: e.qa, t: t}
+	e.q[l.out] = qvalue{s: s, lo: -e.qa, hi: e.qa, t: t, off: 0.5}
 	info.GF, info.Frac = uint32(gf), uint32(frac)
 	return nil
 }

@@ -66,7 +66,7 @@ func (r *Result) Measure(held []Latent) ([]OutputError, []LayerError, error) {
 					// The float codec's picture: its output clamped to [0, 1].
 					want = min(max(want, 0), 255)
 				}
-				d := math.Abs(float64(v) - want)
+				d := math.Abs(float64(v) + o.Offset - want)
 				if o.Image {
 					a.peak = 255
 				} else {
@@ -75,7 +75,7 @@ func (r *Result) Measure(held []Latent) ([]OutputError, []LayerError, error) {
 				a.se += d * d
 				a.max = max(a.max, d)
 				a.n++
-				if float64(v) != math.Round(min(max(want, float64(o.Lo)), float64(o.Hi))) {
+				if float64(v) != math.Round(min(max(want-o.Offset, float64(o.Lo)), float64(o.Hi))) {
 					a.differ++
 				}
 			}
@@ -89,7 +89,7 @@ func (r *Result) Measure(held []Latent) ([]OutputError, []LayerError, error) {
 				if l.image {
 					want = min(max(want, 0), 1)
 				}
-				d := math.Abs(float64(v)*l.Scale - want)
+				d := math.Abs((float64(v)+l.off)*l.Scale - want)
 				a.se += d * d
 				a.max = max(a.max, d)
 				a.n++

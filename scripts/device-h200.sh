@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# scripts/device-h200.sh: the one prepared run on the device machine (an
-# NVIDIA H200 lent through the `run` tool), and the same run here.
+# scripts/device-h200.sh: the one prepared run on the device machine
+# (whichever kind the `run` tool lends: an NVIDIA H100 or H200; the run
+# names it in run.log and gpuinfo.json), and the same run here.
 #
 #   scripts/device-h200.sh --build   here: build .device/waiops (linux/amd64,
 #                                    -tags egl) and fetch the GL loader .debs
@@ -23,9 +24,12 @@
 #   bench-large     GL fabric with its time split: conv 3x3 64→64 (with rq and
 #                   clamp, and as raw sums) at 256 and 512, conv_transpose, igdn
 #   bench-net       whole networks on the CPU and GL fabrics in one run (equal
-#                   outputs, GPU/CPU ratios, GL time split): graph_synth4 from
-#                   16 and 32 (256² and 512² output), bmshj2018 from its 32×48
-#                   latent (768×512); their float twins for the torch step
+#                   outputs, GPU/CPU ratios, GL time split with host ns per
+#                   element and the device memory a loaded graph holds):
+#                   graph_synth4 from 4 (issue 31's llvmpipe case), 16 and 32
+#                   (256² and 512² output), bmshj2018 from 2×3 and 4×6 (the
+#                   same cases) and its 32×48 latent (768×512); their float
+#                   twins for the torch step
 #   bench-net-hybrid  the same networks on the hybrid fabric
 #   bench-1024      the same at 1024×1024 (conv_transpose left out: its output
 #                   would pass 2^26 elements), apart so that a slow kernel
@@ -98,7 +102,8 @@ summary=$work/summary.txt
 : >"$summary"
 log=$work/run.log
 exec > >(tee -a "$log") 2>&1
-echo "device-h200.sh: mode $mode, $(date -u +%FT%TZ), whole run ${total}s, work $work, out $OUT"
+kind=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
+echo "device-h200.sh: mode $mode, device ${kind:-none (no nvidia-smi)}, $(date -u +%FT%TZ), whole run ${total}s, work $work, out $OUT"
 
 # pack copies what exists so far into $OUT: a run cut short keeps it.
 pack() {
@@ -165,13 +170,13 @@ chmod +x "$bin" 2>/dev/null
 if [ "$mode" = device ]; then
 	sweep=(--split)
 	large=(--sizes 256,512 --runs 7 --warmup 2 --budget 10s)
-	net=(--synth-sizes 16,32 --bmshj-sizes 32 --runs 7 --warmup 2 --budget 10s)
+	net=(--synth-sizes 4,16,32 --bmshj-sizes 2,4,32 --runs 7 --warmup 2 --budget 10s)
 	huge=(--sizes 1024 --synth-sizes 64 --runs 5 --warmup 1 --budget 10s)
 	cpu=(--sizes 512,1024 --runs 3 --warmup 1 --budget 10s)
 else
 	sweep=(--quick --split)
 	large=(--sizes 16,64 --runs 3 --warmup 1 --budget 5s)
-	net=(--synth-sizes 2,4 --bmshj-sizes 2 --runs 3 --warmup 1 --budget 5s)
+	net=(--synth-sizes 4 --bmshj-sizes 2,4 --runs 3 --warmup 1 --budget 5s)
 	huge=(--sizes 32 --synth-sizes 2 --runs 2 --warmup 1 --budget 5s)
 	cpu=(--sizes 16,64 --runs 3 --warmup 1 --budget 5s)
 fi

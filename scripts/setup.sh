@@ -8,11 +8,13 @@
 # build, and qemu-user-static to run the CPU fabric built for arm64, riscv64
 # and s390x (big-endian), and xwd (x11-apps) and xdotool, with which the
 # viewer's tests screenshot its window and press its keys, and zstd, the
-# stock decoder carriage/dcz's tests hold every coded body to.
+# stock decoder carriage/dcz's tests hold every coded body to, and
+# glslang-tools and spirv-tools, with which gpu's TestOpCountTable counts
+# the operations per MAC of each shader variant from SPIR-V.
 . "$(dirname "${BASH_SOURCE[0]}")/install.sh"
 install_missing setup gcc libc6-dev xvfb xauth libgl1-mesa-dri libgl-dev libx11-dev libxcursor-dev \
   libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev libglx-mesa0 mesa-utils libegl-dev \
-  libegl-mesa0 qemu-user-static x11-apps xdotool zstd || true
+  libegl-mesa0 qemu-user-static x11-apps xdotool zstd glslang-tools spirv-tools || true
 if [ -z "${DISPLAY:-}" ] && command -v Xvfb >/dev/null 2>&1; then
   # -displayfd: Xvfb picks a free display and writes its number once ready.
   dfile=$(mktemp)

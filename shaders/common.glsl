@@ -115,6 +115,25 @@ w64 round_shift(w64 p, uint s) {
 #endif
 }
 
+// round32 is R_round(p, s) of §2 on one word, for 0 ≤ s ≤ 30 and p with
+// p + 2^(s−1) inside i32 (the certificate's rq.p interval, §8.3).
+int round32(int p, uint s) {
+	if (s == 0u) {
+		return p;
+	}
+#if ROUND == 0
+	return asr32(p, s);
+#elif ROUND == 1
+	return asr32(p + (1 << (s - 1u)), s);
+#else
+	// §2: q + 1 if r > h, or r = h and q odd; r = p mod 2^s, the low bits.
+	int q = asr32(p, s);
+	uint r = uint(p) & ((1u << s) - 1u);
+	uint h = 1u << (s - 1u);
+	return r > h || (r == h && (q & 1) == 1) ? q + 1 : q;
+#endif
+}
+
 // isqrt is §2's isqrt(n): the largest r with r² ≤ n, digit by digit, exact
 // for every u32 (r + bit < 2^31 throughout).
 uint isqrt(uint n) {
@@ -159,6 +178,26 @@ int rq(int v, uint o) {
 #else
 	int t = v;
 #endif
+#if RQ32
+	// §6, §8.3: the certificate bounds rq.p, p + 2^(s−1) included, inside
+	// i32, and s ≤ 30: p is the same integer in one word (gpu/rq.go).
+#if MULT == 0
+	int p = t;
+#elif MULT == 1
+	int p = t * prm_ld(uint(P_MULT));
+#else
+	int p = t * prm_ld(uint(P_MULT) + o);
+#endif
+#if SHIFT == 1
+	int q = round32(p, uint(prm_ld(uint(P_SHIFT))));
+#else
+	int q = round32(p, uint(prm_ld(uint(P_SHIFT) + o)));
+#endif
+#if BIAS == 2
+	q += prm_ld(uint(P_BIAS) + o); // acc32: rq.y fits i32
+#endif
+	return q;
+#else
 #if MULT == 0
 	w64 p = w_from(t);
 #elif MULT == 1
@@ -176,5 +215,6 @@ int rq(int v, uint o) {
 	q = w_add(q, w_from(prm_ld(uint(P_BIAS) + o)));
 #endif
 	return int(q.lo);
+#endif
 }
 #endif

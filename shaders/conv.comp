@@ -1,34 +1,45 @@
 // conv (§5.2), tiled. A work group of TX × TY threads computes a tile of
-// TX·PX × TY output positions for OCB output channels of one group: each
-// thread holds PX positions along x times OCB channels of sums. For each run
-// of CIB input channels of the group, the work group stages the input
-// patches the tile reads (zero outside the input: X̃ of §5.2) and the
-// CIB × OCB × KH × KW weights in shared memory; each thread then reads OCB
-// weights and PX inputs per tap and forms OCB·PX products from them.
-// Channels past the group's end stage zero weights. With TILED 0 (a kernel
-// too large for the shared budget) the same sums read global memory.
+// TX·PX × TY grid positions for OCB output channels of one group and NPB
+// phases: each thread holds PX positions along x times OCB channels times
+// NPB phases of sums. For each run of CIB input channels of the group, the
+// work group stages the input patch the tile reads (zero outside the
+// input: X̃ of §5.2), row by row with no division (every thread runs the
+// same number of steps: a rasteriser's SIMD lanes stay together), into a shared tile whose
+// rows have an odd stride (ROW), and copies the run's weights, which the
+// host laid out in exactly the order they are read (gpu/conv.go,
+// convWeights): [input channel][phase][tap][OCB], so that one tap's OCB
+// weights are consecutive (a vector load, the same address for every
+// thread). Each thread then reads each patch row it needs once into
+// registers (xr) and slides its taps over them. Channels past the group's
+// end hold zero weights. With TILED 0 (a kernel too large for the shared
+// budget) the same sums read global memory.
+//
+// The grid runs the output-channel block fastest, then the phase block,
+// then the tile's x, its y and the group: neighbouring work groups read
+// the same input patch.
 //
 // acc32: every product and partial sum (conv.term, conv.acc) fits i32 in
 // any order (§6), so int accumulation is exact.
 //
-// With PHASE 1 the same kernel runs one phase ρ = (RY, RX) of a
-// conv_transpose (§9.3): a stride-1 convolution of the input with the
-// phase's flipped sub-kernel of KH × KW taps, over the phase's grid of
-// HO × WO positions (u, v) = (U0 + oy, V0 + ox). Tap (i, j) is
-// Wt[c][o][RY + SHT·(KH − 1 − i)][RX + SWT·(KW − 1 − j)], zero past the
-// kernel (a missing tap adds a zero term), and PH = KH − 1 − U0 (likewise
-// PW) puts row i of the patch at input row u − (KH − 1 − i). Output (o, u, v)
-// is out[o][u·SHT + RY − PHT][v·SWT + RX − PWT]; the host picks the grid so
-// that every such position lies inside [HOT, WOT], and a position whose
-// taps all fall outside the input sums to 0 and holds rq_o(0).
-// acc32: each product is a weight's term (convT.term) and every partial
-// sum of a phase lies in A(K_ρ, b) ⊆ convT.acc (§8.3, §9.3), which fits
-// i32 in any order, so int accumulation is exact here too.
+// With PHASE 1 a dispatch runs the NPY × NPX phases ρ = (ry, rx) of a
+// conv_transpose (§9.3), NPB of them in each work group over one staged
+// tile: each phase is a stride-1 convolution of the input with its flipped
+// sub-kernel of KH × KW taps (the largest phase's; a missing tap is a zero
+// weight, a zero term §9.3 allows), and all of them share the grid of
+// positions (u, v) = (U0 + oy, V0 + ox), since patch row i of every phase
+// is input row u − (KH − 1 − i). A block's grid starts at the least first
+// position of its phases (U0, V0, computed here as the host does). Output
+// (o, u, v) of phase ρ is out[o][u·NPY + ry − PHT][v·NPX + rx − PWT],
+// stored when it lies inside [HOT, WOT]; a position whose taps all fall
+// outside the input sums to 0 and holds rq_o(0). acc32: each product is a
+// weight's term (convT.term) and every partial sum of a phase lies in
+// A(K_ρ, b) ⊆ convT.acc (§8.3, §9.3), which fits i32 in any order, so int
+// accumulation is exact here too.
 layout(local_size_x = TX, local_size_y = TY) in;
 
 uniform int H;      // input sides
 uniform int W;
-uniform int HO;     // output sides
+uniform int HO;     // the grid's sides (conv: the output's)
 uniform int WO;
 uniform int CG;     // cin / groups
 uniform int OG;     // cout / groups
@@ -38,54 +49,29 @@ uniform int TILES_X;
 uniform int TILES_Y;
 uniform int BLOCKS; // ⌈OG / OCB⌉
 uniform int G;      // work groups in all
-uniform int P_W;    // offset of Wt[cout][cg][KH][KW] in prm (conv),
-                    // Wt[cin][cout][KHT][KWT] (PHASE)
+uniform int P_W;    // offset of the laid-out weights in prm
+uniform int CGP;    // input channels of a block of the layout (CG + padding)
 #if PHASE
-uniform int RY;     // the phase ρ
-uniform int RX;
-uniform int U0;     // the phase grid's first position
-uniform int V0;
-uniform int PHT;    // conv_transpose's padding, output sides and stride
+uniform int PHT;    // conv_transpose's padding and output sides
 uniform int PWT;
 uniform int HOT;
 uniform int WOT;
-uniform int SHT;
-uniform int SWT;
-
-// weight is tap k = i·KW + j of the flipped sub-kernel for output channel o
-// and input channel c (§9.3), 0 past the kernel.
-int weight(uint o, uint c, int k) {
-	int i = RY + SHT * (KH - 1 - k / KW);
-	int j = RX + SWT * (KW - 1 - k % KW);
-	if (i >= KHT || j >= KWT) {
-		return 0;
-	}
-	return prm_ld(uint(P_W) + ((c * uint(OG) + o) * uint(KHT) + uint(i)) * uint(KWT) + uint(j));
-}
-
-// out_at is the output element of channel o at grid position (oy, ox).
-uint out_at(uint o, int oy, int ox) {
-	int y = (U0 + oy) * SHT + RY - PHT;
-	int x = (V0 + ox) * SWT + RX - PWT;
-	return (o * uint(HOT) + uint(y)) * uint(WOT) + uint(x);
-}
+#define PBLOCKS (NPY * NPX / NPB)
 #else
-// weight is tap k of output channel o over channel c of its group.
-int weight(uint o, uint c, int k) { return prm_ld(uint(P_W) + (o * uint(CG) + c) * uint(KH * KW) + uint(k)); }
-
-// out_at is the output element of channel o at (oy, ox).
-uint out_at(uint o, int oy, int ox) { return (o * uint(HO) + uint(oy)) * uint(WO) + uint(ox); }
+#define NPB 1
+#define PBLOCKS 1
 #endif
 
-#define PATCH_H ((TY - 1) * SH + KH)
-#define PATCH_W ((TX * PX - 1) * SW + KW)
-#define PATCH (PATCH_H * PATCH_W)
 #define KK (KH * KW)
+#define WBLOCK (NPB * KK * OCB) // one input channel's weights in a block
 
 #if TILED
+#define PATCH_H ((TY - 1) * SH + KH)
+#define PATCH_W ((TX * PX - 1) * SW + KW)
+#define ROW (PATCH_W | 1) // odd: the rows start in different banks
 #define CSTEP CIB
-shared int tile[CIB * PATCH];
-shared int wsh[CIB * OCB * KK];
+shared int tile[CIB * PATCH_H * ROW];
+shared int wsh[CIB * WBLOCK];
 #else
 #define CSTEP 1
 #endif
@@ -95,56 +81,101 @@ void main() {
 	if (g >= uint(G)) {
 		return; // uniform across the work group
 	}
-	uint tx = g % uint(TILES_X);
-	uint ty = (g / uint(TILES_X)) % uint(TILES_Y);
-	uint rest = g / uint(TILES_X * TILES_Y);
-	uint ob = rest % uint(BLOCKS);
-	uint grp = rest / uint(BLOCKS);
-	uint lx = gl_LocalInvocationID.x;
-	uint ly = gl_LocalInvocationID.y;
-	uint lid = gl_LocalInvocationIndex;
-	int oy = int(ty) * TY + int(ly);
-	int ox0 = (int(tx) * TX + int(lx)) * PX; // this thread's first position
+	uint ob = g % uint(BLOCKS);
+	uint rest = g / uint(BLOCKS);
+	uint pb = rest % uint(PBLOCKS);
+	rest /= uint(PBLOCKS);
+	uint tx = rest % uint(TILES_X);
+	rest /= uint(TILES_X);
+	uint ty = rest % uint(TILES_Y);
+	uint grp = rest / uint(TILES_Y);
+	int lx = int(gl_LocalInvocationID.x);
+	int ly = int(gl_LocalInvocationID.y);
+	int oy = int(ty) * TY + ly;
+	int ox0 = (int(tx) * TX + lx) * PX; // this thread's first position
 	// The patch's first input row and column (negative inside the padding).
-	int iy0 = int(ty) * TY * SH - PH;
-	int ix0 = int(tx) * TX * PX * SW - PW;
+	int iy0 = int(ty) * TY * SH;
+	int ix0 = int(tx) * TX * PX * SW;
+#if !PHASE
+	iy0 -= PH;
+	ix0 -= PW;
+#endif
 	uint o0 = grp * uint(OG) + ob * uint(OCB);
 	uint oEnd = (grp + 1u) * uint(OG);
-	int acc[OCB * PX];
-	for (int k = 0; k < OCB * PX; k++) {
+	uint wbase = uint(P_W) + ((grp * uint(BLOCKS) + ob) * uint(PBLOCKS) + pb) * uint(CGP) * uint(WBLOCK);
+#if PHASE
+	// The block's first tap row and column that hold a weight: phase
+	// (ry, rx) has ⌈(KHT − ry)/NPY⌉ rows of taps of the kernel (none past
+	// it), the last ones of its KH; the taps before are zero weights,
+	// skipped (§6: a zero term may be skipped).
+	// The block's grid starts at (U0, V0), the least first position
+	// ⌈(PHT − ry)/NPY⌉ of its phases (likewise x; PHT − ry > −NPY, so the
+	// numerators are not negative); PH = KH − 1 − U0 (likewise PW).
+	int IF = KH;
+	int JF = KW;
+	int U0 = PHT + NPY;
+	int V0 = PWT + NPX;
+	for (int e = 0; e < NPB; e++) {
+		int ph = int(pb) * NPB + e;
+		IF = min(IF, KH - (max(0, KHT - ph / NPX) + NPY - 1) / NPY);
+		JF = min(JF, KW - (max(0, KWT - ph % NPX) + NPX - 1) / NPX);
+		U0 = min(U0, (PHT - ph / NPX + NPY - 1) / NPY);
+		V0 = min(V0, (PWT - ph % NPX + NPX - 1) / NPX);
+	}
+	iy0 -= KH - 1 - U0;
+	ix0 -= KW - 1 - V0;
+#else
+	const int IF = 0;
+	const int JF = 0;
+#endif
+	int acc[NPB * PX * OCB];
+	for (int k = 0; k < NPB * PX * OCB; k++) {
 		acc[k] = 0;
 	}
-	int wv[OCB];
+	int wv[NPB * OCB];
+	int xr[PX];
 	for (int ci = 0; ci < CG; ci += CSTEP) {
-		uint plane = (grp * uint(CG) + uint(ci)) * uint(H);
 #if TILED
-		// Stage channels ci .. ci + CIB − 1.
-		for (uint k = lid; k < uint(CIB * PATCH); k += uint(TX * TY)) {
-			uint cb = k / uint(PATCH);
-			uint at = k % uint(PATCH);
-			int y = iy0 + int(at / uint(PATCH_W));
-			int x = ix0 + int(at % uint(PATCH_W));
-			bool inside = ci + int(cb) < CG && y >= 0 && y < H && x >= 0 && x < W;
-			tile[k] = inside ? in0_ld((plane + cb * uint(H) + uint(y)) * uint(W) + uint(x)) : 0;
+		// Stage channels ci .. ci + CIB − 1: thread (lx, ly) takes rows
+		// ly, ly + TY, .. and in each the columns lx, lx + TX, ..
+		for (int cb = 0; cb < CIB; cb++) {
+			bool real = ci + cb < CG;
+			uint plane = real ? (grp * uint(CG) + uint(ci + cb)) * uint(H) : 0u;
+			for (int y0 = 0; y0 < PATCH_H; y0 += TY) {
+				int y = y0 + ly;
+				int iy = iy0 + y;
+				bool rowIn = real && y < PATCH_H && iy >= 0 && iy < H;
+				uint src = rowIn ? (plane + uint(iy)) * uint(W) : 0u;
+				for (int x0 = 0; x0 < PATCH_W; x0 += TX) {
+					int x = x0 + lx;
+					int ix = ix0 + x;
+					if (y < PATCH_H && x < PATCH_W) {
+						tile[(cb * PATCH_H + y) * ROW + x] = rowIn && ix >= 0 && ix < W ? in0_ld(src + uint(ix)) : 0;
+					}
+				}
+			}
 		}
-		for (uint k = lid; k < uint(CIB * OCB * KK); k += uint(TX * TY)) {
-			uint cb = k / uint(OCB * KK);
-			uint o = o0 + (k / uint(KK)) % uint(OCB);
-			bool real = o < oEnd && ci + int(cb) < CG;
-			wsh[k] = real ? weight(o, uint(ci) + cb, int(k % uint(KK))) : 0;
+		// The run's weights are consecutive in the layout.
+		uint wrun = wbase + uint(ci) * uint(WBLOCK);
+		for (uint k = gl_LocalInvocationIndex; k < uint(CIB * WBLOCK); k += uint(TX * TY)) {
+			wsh[k] = prm_ld(wrun + k);
 		}
 		barrier();
 		for (int cb = 0; cb < CIB; cb++) {
-			for (int i = 0; i < KH; i++) {
-				for (int j = 0; j < KW; j++) {
-					for (int q = 0; q < OCB; q++) {
-						wv[q] = wsh[(cb * OCB + q) * KK + i * KW + j];
+			for (int i = IF; i < KH; i++) {
+				for (int j = JF; j < KW; j++) {
+					for (int e = 0; e < NPB; e++) {
+						for (int q = 0; q < OCB; q++) {
+							wv[e * OCB + q] = wsh[((cb * NPB + e) * KK + i * KW + j) * OCB + q];
+						}
 					}
-					int row = cb * PATCH + (int(ly) * SH + i) * PATCH_W + int(lx) * PX * SW + j;
+					int row = (cb * PATCH_H + ly * SH + i) * ROW + lx * PX * SW + j;
 					for (int p = 0; p < PX; p++) {
 						int x = tile[row + p * SW];
-						for (int q = 0; q < OCB; q++) {
-							acc[p * OCB + q] += wv[q] * x;
+						for (int e = 0; e < NPB; e++) {
+							for (int q = 0; q < OCB; q++) {
+								acc[(e * PX + p) * OCB + q] += wv[e * OCB + q] * x;
+							}
 						}
 					}
 				}
@@ -152,23 +183,24 @@ void main() {
 		}
 		barrier();
 #else
-		for (int i = 0; i < KH; i++) {
-			int y = oy * SH - PH + i;
-			for (int j = 0; j < KW; j++) {
-				for (int q = 0; q < OCB; q++) {
-					uint o = min(o0 + uint(q), oEnd - 1u); // past oEnd: never stored
-					wv[q] = weight(o, uint(ci), i * KW + j);
-				}
+		uint plane = (grp * uint(CG) + uint(ci)) * uint(H);
+		uint wrun = wbase + uint(ci) * uint(WBLOCK);
+		for (int i = IF; i < KH; i++) {
+			int y = iy0 + ly * SH + i;
+			bool rowIn = y >= 0 && y < H;
+			for (int j = JF; j < KW; j++) {
 				// Positions past WO are never stored: stop before forming
-				// their x, so no signed product can pass i32 (§7.3).
-				for (int p = 0; p < PX && ox0 + p < WO; p++) {
-					int x = (ox0 + p) * SW - PW + j;
-					if (y < 0 || y >= H || x < 0 || x >= W) {
-						continue;
-					}
-					int v = in0_ld((plane + uint(y)) * uint(W) + uint(x));
+				// their x, so no index can pass i32.
+				for (int p = 0; p < PX; p++) {
+					int x = ix0 + (lx * PX + p) * SW + j;
+					xr[p] = ox0 + p < WO && rowIn && x >= 0 && x < W ? in0_ld((plane + uint(y)) * uint(W) + uint(x)) : 0;
+				}
+				for (int e = 0; e < NPB; e++) {
 					for (int q = 0; q < OCB; q++) {
-						acc[p * OCB + q] += wv[q] * v;
+						int w = prm_ld(wrun + uint((e * KK + i * KW + j) * OCB + q));
+						for (int p = 0; p < PX; p++) {
+							acc[(e * PX + p) * OCB + q] += w * xr[p];
+						}
 					}
 				}
 			}
@@ -178,11 +210,30 @@ void main() {
 	if (oy >= HO) {
 		return;
 	}
-	for (int p = 0; p < PX && ox0 + p < WO; p++) {
-		for (int q = 0; q < OCB; q++) {
-			uint o = o0 + uint(q);
-			if (o < oEnd) {
-				out_st(out_at(o, oy, ox0 + p), rq(acc[p * OCB + q], o));
+	// Every loop that indexes acc has a constant trip count, so that the
+	// compiler can keep acc in registers.
+	for (int e = 0; e < NPB; e++) {
+#if PHASE
+		int ph = int(pb) * NPB + e;
+		int y = (U0 + oy) * NPY + ph / NPX - PHT;
+		bool rowOut = y >= 0 && y < HOT;
+#endif
+		for (int p = 0; p < PX; p++) {
+#if PHASE
+			int x = (V0 + ox0 + p) * NPX + ph % NPX - PWT;
+			bool store = rowOut && ox0 + p < WO && x >= 0 && x < WOT;
+			uint at = store ? uint(y) * uint(WOT) + uint(x) : 0u;
+			uint plane = uint(HOT) * uint(WOT);
+#else
+			bool store = ox0 + p < WO;
+			uint at = uint(oy) * uint(WO) + uint(ox0 + p);
+			uint plane = uint(HO) * uint(WO);
+#endif
+			for (int q = 0; q < OCB; q++) {
+				uint o = o0 + uint(q);
+				if (store && o < oEnd) {
+					out_st(o * plane + at, rq(acc[(e * PX + p) * OCB + q], o));
+				}
 			}
 		}
 	}

@@ -2,12 +2,14 @@
 // (each term floored, then summed), r_i = isqrt(max(0, N_i)),
 // out = ⌊x_i·r_i / 2^frac⌋. HW is H·W.
 //
-// TILED 1: a work group of PT threads takes a tile of PT·PX positions,
-// PX per thread (p, p + PT, ..). It stages x_j² for all C channels of the
-// tile in shared memory once, then γ in chunks of IB rows (all C columns);
-// each thread sums IB outputs at each of its PX positions at once, so that
-// each x² it reads from shared memory serves IB terms and each γ (at an
-// index uniform across the work group) serves PX. A position past HW stages
+// TILED 1: a work group of PT × RG threads takes a tile of PT·PX
+// positions, PX per thread (p, p + PT, ..). It stages x_j² for all C
+// channels of the tile in shared memory once, then γ in chunks of IB rows
+// (all C columns); thread (p, r) sums rows r, r + RG, .. of the chunk at
+// each of its PX positions at once, so that each x² it reads from shared
+// memory serves IB / RG terms and each γ serves PX. RG > 1 where the tile
+// has fewer than 64 positions (many channels), so that a work group still
+// fills two warps. A position past HW stages
 // 0 and is never stored. TILED 0 (C too large for one position's x² and
 // one γ row in the shared budget): one thread per output, reading global
 // memory.
@@ -21,59 +23,75 @@ uniform int FRAC;
 uniform int P_GAMMA; // γ[C][C], row = output channel
 uniform int P_BETA;  // β[C]
 
-// term is ⌊γ·x² / 2^gf⌋ on the two-word product (§7.3); GF, a define,
-// lets w_shr's cases fold away.
+// term is ⌊γ·x² / 2^gf⌋, its variant chosen from the certificate
+// (gpu/igdn.go, igdnTerm): TERM 1, igdn.gx2 in [0, 2^31) and gf < 32, one
+// 32-bit product and a logical shift; TERM 2, igdn.gx2 inside i32, one
+// product and asr; TERM 0, the two-word product (§7.3). GF, a define, lets
+// the shifts' cases fold away.
+#if TERM == 1
+int term(int g, int x2) { return int(uint(g * x2) >> GF); }
+#elif TERM == 2
+int term(int g, int x2) { return asr(g * x2, GF); }
+#else
 int term(int g, int x2) { return int(w_shr(w_mul(g, x2), GF).lo); }
+#endif
 
 // finish is out_i from N_i and x_i.
 int finish(int sum, int x) { return asr(x * int(isqrt(uint(max(0, sum)))), uint(FRAC)); }
 
 #if TILED
 #define TP (PT * PX)
-layout(local_size_x = PT) in;
+#define IBR ((IB + RG - 1) / RG) // the γ rows of a chunk one thread sums
+layout(local_size_x = PT, local_size_y = RG) in;
 shared int x2s[C * TP]; // x_j² at tile position t: x2s[j·TP + t]
 shared int gs[IB * C];  // γ[i0 + r][j]: gs[r·C + j]
 
 void main() {
 	uint lid = gl_LocalInvocationIndex;
+	uint lp = gl_LocalInvocationID.x; // positions lp, lp + PT, ..
+	int lr = int(gl_LocalInvocationID.y); // rows lr, lr + RG, .. of a chunk
 	uint p0 = group_id() * uint(TP);
-	for (uint k = lid; k < uint(C * TP); k += uint(PT)) {
+	for (uint k = lid; k < uint(C * TP); k += uint(PT * RG)) {
 		uint pos = p0 + k % uint(TP);
 		int x = pos < uint(HW) ? in0_ld(k / uint(TP) * uint(HW) + pos) : 0;
 		x2s[k] = x * x;
 	}
-	int sum[IB * PX];
+	int sum[IBR * PX];
 	int x2[PX];
 	for (uint i0 = 0u; i0 < uint(C); i0 += uint(IB)) {
 		barrier(); // the previous chunk's γ is read
-		for (uint k = lid; k < uint(IB * C); k += uint(PT)) {
+		for (uint k = lid; k < uint(IB * C); k += uint(PT * RG)) {
 			uint i = i0 + k / uint(C);
 			gs[k] = i < uint(C) ? prm_ld(uint(P_GAMMA) + i * uint(C) + k % uint(C)) : 0;
 		}
 		barrier();
-		for (int r = 0; r < IB; r++) {
-			int beta = i0 + uint(r) < uint(C) ? prm_ld(uint(P_BETA) + i0 + uint(r)) : 0;
+		for (int rr = 0; rr < IBR; rr++) {
+			uint i = i0 + uint(lr + rr * RG);
+			int beta = lr + rr * RG < IB && i < uint(C) ? prm_ld(uint(P_BETA) + i) : 0;
 			for (int q = 0; q < PX; q++) {
-				sum[r * PX + q] = beta;
+				sum[rr * PX + q] = beta;
 			}
 		}
 		for (uint j = 0u; j < uint(C); j++) {
 			for (int q = 0; q < PX; q++) {
-				x2[q] = x2s[j * uint(TP) + lid + uint(q * PT)];
+				x2[q] = x2s[j * uint(TP) + lp + uint(q * PT)];
 			}
-			for (int r = 0; r < IB; r++) {
-				int g = gs[uint(r * C) + j];
+			for (int rr = 0; rr < IBR; rr++) {
+				// A row past the chunk (RG not dividing IB) sums γ of
+				// the chunk's last row and is never stored.
+				int g = gs[uint(min(lr + rr * RG, IB - 1) * C) + j];
 				for (int q = 0; q < PX; q++) {
-					sum[r * PX + q] += term(g, x2[q]);
+					sum[rr * PX + q] += term(g, x2[q]);
 				}
 			}
 		}
-		for (int r = 0; r < IB; r++) {
+		for (int rr = 0; rr < IBR; rr++) {
+			uint i = i0 + uint(lr + rr * RG);
 			for (int q = 0; q < PX; q++) {
-				uint pos = p0 + lid + uint(q * PT);
-				uint n = (i0 + uint(r)) * uint(HW) + pos;
-				if (pos < uint(HW) && i0 + uint(r) < uint(C)) {
-					out_st(n, finish(sum[r * PX + q], in0_ld(n)));
+				uint pos = p0 + lp + uint(q * PT);
+				uint n = i * uint(HW) + pos;
+				if (pos < uint(HW) && lr + rr * RG < IB && i < uint(C)) {
+					out_st(n, finish(sum[rr * PX + q], in0_ld(n)));
 				}
 			}
 		}

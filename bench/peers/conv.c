@@ -5,7 +5,7 @@
  * Input file (little-endian): int32 cin, cout, h, w, k, runs; 8-bit
  * x[cin][h][w], signed (i8, the default) or unsigned (u8);
  * int8 wt[cout][cin][k][k]. Writes int32 y[cout][h][w] to the output file and
- * prints the median time of the runs in nanoseconds. */
+ * prints the median and the fastest time of the runs in nanoseconds. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +72,6 @@ int main(int argc, char **argv) {
 	FILE *o = fopen(argv[2], "wb");
 	fwrite(y, 4, ny, o);
 	fclose(o);
-	printf("%lld\n", ns[runs / 2]);
+	printf("%lld %lld\n", ns[runs / 2], ns[0]);
 	return 0;
 }

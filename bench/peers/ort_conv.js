@@ -6,7 +6,7 @@
 // and, for ConvInteger, input w [cout, cin, k, k]; its output y is int32
 // (ConvInteger) or 8-bit (QLinearConv). x is put in the model's layout
 // before the timed runs; y is written to OUT as int32 [cout][h][w]. stdout
-// gets the median time in nanoseconds. ORT_THREADS sets intra-op threads
+// gets the median and the fastest time of the runs in nanoseconds. ORT_THREADS sets intra-op threads
 // (default 1).
 const fs = require('fs');
 const path = require('path');
@@ -44,6 +44,6 @@ async function main() {
     for (let i = 0; i < h * w; i++) y32[o * h * w + i] = nhwc ? y[i * cout + o] : y[o * h * w + i];
   }
   fs.writeFileSync(outPath, Buffer.from(y32.buffer));
-  console.log(ns[Math.floor(runs / 2)]);
+  console.log(`${ns[Math.floor(runs / 2)]} ${ns[0]}`);
 }
 main().catch((e) => { console.error(String(e)); process.exit(1); });

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waiops/waiops/drivers"
 	"github.com/waiops/waiops/gpu"
 	"github.com/waiops/waiops/internal/gputest"
+	"github.com/waiops/waiops/internal/setcorpus"
 )
 
 // The viewer's tests drive the built command as a person would: a window
@@ -276,7 +276,7 @@ func TestViewKeys(t *testing.T) {
 	}
 
 	// A world clip: the corpus's pair on a 16×16 latent, two rows.
-	tb, gb := drivers.SampleWorld()
+	tb, gb := setcorpus.SampleWorld()
 	files := map[string][]byte{"T.whm": tb, "g_s.whm": gb, "rows.json": []byte("[[1, 0, 0], [0, -2, 0]]")}
 	var z strings.Builder
 	z.WriteString(`{"shape": [2, 16, 16], "data": [`)

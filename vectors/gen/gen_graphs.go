@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/waiops/waiops/drivers"
+	"github.com/waiops/waiops/internal/setcorpus"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/vectors"
 	"github.com/waiops/waiops/vectors/conform"
@@ -352,9 +352,9 @@ func genRunSteps(g *gen) {
 }
 
 // genLowerings is §14.2's last item: each lowering of §13 on the small sets
-// of the §14.3 corpus (drivers.GraphCases gives the graphs and inputs).
+// of the §14.3 corpus (setcorpus.GraphCases gives the graphs and inputs).
 func genLowerings(g *gen) {
-	cases, err := drivers.GraphCases()
+	cases, err := setcorpus.GraphCases()
 	if err != nil {
 		g.err = err
 		return

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/waiops/waiops/carriage/corpus"
-	"github.com/waiops/waiops/drivers"
 	"github.com/waiops/waiops/internal/demo"
 	"github.com/waiops/waiops/internal/priorcorpus"
+	"github.com/waiops/waiops/internal/setcorpus"
 	"github.com/waiops/waiops/internal/stagecorpus"
 	"github.com/waiops/waiops/vectors"
 )
@@ -38,7 +38,7 @@ var Parts = []Part{
 	// The prior-carriage corpus (prior-carriage §14, package prior).
 	{"prior", []string{"prior"}, under("prior", priorcorpus.CorpusFiles)},
 	// The §14.3 certificates and lowered graphs (package drivers).
-	{"certificates", []string{"certificates"}, under("certificates", drivers.CorpusFiles)},
+	{"certificates", []string{"certificates"}, under("certificates", setcorpus.CorpusFiles)},
 	// The prior-carriage corpus of §17 to §19 (package carriage/corpus).
 	{"carriage", []string{"carriage"}, under("carriage", corpus.Files)},
 	// The demo set that decodes to a picture (package internal/demo). It

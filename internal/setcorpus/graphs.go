@@ -1,9 +1,10 @@
-package drivers
+package setcorpus
 
 import (
 	"fmt"
 
 	"github.com/waiops/waiops/certify"
+	"github.com/waiops/waiops/drivers"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
@@ -32,19 +33,19 @@ type GraphDecode struct {
 // is refused.
 func GraphCases() ([]GraphCase, error) {
 	var out []GraphCase
-	r := &prng{s: 0x5eed00ff}
-	for _, cs := range corpusSets() {
-		capability := cs.capability
-		s, err := Lower(cs.lowering, &capability, cs.files)
+	r := NewRand(0x5eed00ff)
+	for _, cs := range Sets() {
+		capability := cs.Capability
+		s, err := drivers.Lower(cs.Lowering, &capability, cs.Files)
 		if s == nil {
 			return nil, err
 		}
-		digest := s.Digest()
+		digest := setDigest(s)
 		for _, role := range s.Roles {
-			c := GraphCase{ID: fmt.Sprintf("%s_%s_%s", loweringID(cs.lowering), role.Name, digest[:8]), Graph: role.Bytes}
+			c := GraphCase{ID: fmt.Sprintf("%s_%s_%s", loweringID(cs.Lowering), role.Name, digest[:8]), Graph: role.Bytes}
 			// A graph whose own verdict fails acc64 is refused at load.
 			if g, _, err := certify.Load(role.Bytes, certify.Acc64); err == nil {
-				c.Decodes = caseDecodes(r, cs.lowering, g)
+				c.Decodes = caseDecodes(r, cs.Lowering, g)
 			}
 			out = append(out, c)
 		}
@@ -65,21 +66,21 @@ func loweringID(l string) string {
 }
 
 // caseDecodes builds the decodes of one lowered graph.
-func caseDecodes(r *prng, lowering string, g *whg1.Graph) []GraphDecode {
+func caseDecodes(r *Rand, lowering string, g *whg1.Graph) []GraphDecode {
 	in := g.Tensors[g.Inputs[0].Tensor]
 	shape := tensor.Shape{C: int(in.Channels), H: 3, W: 3}
 	switch {
 	case g.Inputs[0].MaxH != 0: // jpegai-int/1: [Cz, 4, 4] declared
 		shape.H, shape.W = int(g.Inputs[0].MaxH), int(g.Inputs[0].MaxW)
-	case lowering == WAM1:
+	case lowering == drivers.WAM1:
 		shape.H, shape.W = 1, 8
 	}
 	lo, hi := max(in.Lo, -40), min(in.Hi, 40)
 	scalars := make([]int64, len(g.Scalars))
 	switch lowering {
-	case WAM1:
+	case drivers.WAM1:
 		scalars[0] = 10 // t_out, within the 16 samples the network gives for 8
-	case World:
+	case drivers.World:
 		// T's scalars are plane values: those of the moves (1, −1, 0)
 		// at afrac 8, dequantize(m, 8, 0).
 		for i := range scalars {
@@ -89,7 +90,7 @@ func caseDecodes(r *prng, lowering string, g *whg1.Graph) []GraphDecode {
 	var ds []GraphDecode
 	for range 2 {
 		t := tensor.New(shape)
-		copy(t.Data, r.ints(len(t.Data), lo, hi))
+		copy(t.Data, r.Ints(len(t.Data), lo, hi))
 		ds = append(ds, GraphDecode{Inputs: []*tensor.T{t}, Scalars: scalars})
 	}
 	if in.Hi <= 1<<8 { // a narrow check range: one element one past its top

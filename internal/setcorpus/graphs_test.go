@@ -1,9 +1,11 @@
-package drivers
+package setcorpus
 
 import (
 	"testing"
 
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/refusal"
+	"github.com/waiops/waiops/vectors/conform"
 )
 
 // TestGraphCases runs every lowered graph vector on the CPU reference: the
@@ -20,9 +22,9 @@ func TestGraphCases(t *testing.T) {
 			t.Errorf("id %s twice", c.ID)
 		}
 		ids[c.ID] = true
-		dec, _, err := cpu.Load(c.Graph)
+		dec, _, err := fabric.NewCPU().Load(c.Graph)
 		if len(c.Decodes) == 0 {
-			if codeOf(err) != refusal.ModelMismatch {
+			if conform.CodeOf(err) != refusal.ModelMismatch {
 				t.Errorf("%s: load %v, want model_mismatch", c.ID, err)
 			}
 			continue
@@ -34,7 +36,7 @@ func TestGraphCases(t *testing.T) {
 			_, err := dec.Decode(d.Inputs, d.Scalars)
 			if want := refusal.Code(""); i == 2 {
 				want = refusal.FieldRange
-				if codeOf(err) != want {
+				if conform.CodeOf(err) != want {
 					t.Errorf("%s decode %d: %v, want %s", c.ID, i, err, want)
 				}
 			} else if err != nil {

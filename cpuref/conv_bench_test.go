@@ -55,8 +55,10 @@ func benchConv(b *testing.B, bits uint, path convPath) {
 // input and output stored at i8 width, as a decode keeps the tensors whose
 // certified interval fits i8 (narrow.go): the input is packed from bytes
 // and each row of sums is rq'd (shift 17, which keeps every sum of 576
-// i8 × i8 products inside i8) and narrowed to bytes. It reports MAC/s and
-// MAC/s-cpu (work per CPU-second of the process, times the goroutines).
+// i8 × i8 products inside i8) and narrowed to bytes, by the tile kernel
+// itself ("fused", dot.Tile16RQ) or in passes after it ("unfused"). It
+// reports MAC/s and MAC/s-cpu (work per CPU-second of the process, times
+// the goroutines).
 func BenchmarkConv3x3_64x64_128_i8(b *testing.B) {
 	const c, n = 64, 128
 	r := rand.New(rand.NewPCG(11, 12))
@@ -70,15 +72,21 @@ func BenchmarkConv3x3_64x64_128_i8(b *testing.B) {
 	x, out := val{T: &tensor.T{Shape: sh}, i8: xs}, val{T: &tensor.T{Shape: sh}, i8: make([]int8, c*n*n)}
 	k := newConv(p, c)
 	th := runtime.GOMAXPROCS(0)
-	t0 := cputime.Process()
-	for b.Loop() {
-		if err := k.runVal(x, out); err != nil {
-			b.Fatal(err)
-		}
-	}
-	macs := float64(c*c*9*n*n) * float64(b.N)
-	b.ReportMetric(macs/b.Elapsed().Seconds(), "MAC/s")
-	if cpu := cputime.Process() - t0; cpu > 0 {
-		b.ReportMetric(macs*float64(th)/cpu.Seconds(), "MAC/s-cpu")
+	defer func() { fuseTiles = true }()
+	for _, fused := range []bool{true, false} {
+		fuseTiles = fused
+		b.Run(map[bool]string{true: "fused", false: "unfused"}[fused], func(b *testing.B) {
+			t0 := cputime.Process()
+			for b.Loop() {
+				if err := k.runVal(x, out); err != nil {
+					b.Fatal(err)
+				}
+			}
+			macs := float64(c*c*9*n*n) * float64(b.N)
+			b.ReportMetric(macs/b.Elapsed().Seconds(), "MAC/s")
+			if cpu := cputime.Process() - t0; cpu > 0 {
+				b.ReportMetric(macs*float64(th)/cpu.Seconds(), "MAC/s-cpu")
+			}
+		})
 	}
 }

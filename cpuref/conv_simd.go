@@ -406,36 +406,53 @@ type simdJob struct {
 	fused *fusedStore
 }
 
-// fusedStore is a conv's output stored at i8 width (§3 Storage) and the
-// epilogue of each tile whose rows the tile kernel stores itself
-// (dot.Tile16RQ): rq in 64 bits, the folded clamp, the narrowing. Channel
-// o, row y starts at dst[o·ldb + y·wo].
+// fusedStore is where the tiles whose epilogue the tile kernel fuses
+// (dot.Tile16RQ: rq in 64 bits, the folded clamp, the narrowing to i8, §3
+// Storage) put their rows' bytes: channel o's row y straight at
+// dst[o·ldb + y·wo] when put8 is nil (a conv's output), else through
+// put8, which stores a row's bytes where they go (a conv_transpose
+// phase's every sw-th output column).
 type fusedStore struct {
 	dst     []int8
 	ldb, wo int
+	put8    func(o, y int, b []int8) error
 	q       []*dot.TileRQ // of the tile at o/TileRows; nil: not fused
 }
 
-// fusedStore is where run's tiles store their rows themselves, or nil when
-// none can: the output is at i8 width, its rows a multiple of dot.Block
-// long (a tile stores whole blocks), and what fuse folded in is a clamp or
-// nothing. A tile is fused when every channel's rq fits 64 bits over sums
-// up to B (rqFits64, as rqRow decides), the same rq and narrowing storeRow
-// would apply (narrow.go), in one pass.
+// fusedStore is where run's tiles store their rows themselves into out, or
+// nil when none can: out is at i8 width and its rows a multiple of
+// dot.Block long (a tile stores whole blocks).
 func (k *convKernel) fusedStore(out val, B uint64) *fusedStore {
 	Ho, Wo := out.Shape.H, out.Shape.W
-	if !fuseTiles || out.i8 == nil || Wo%dot.Block != 0 || k.w16 == nil {
+	if out.i8 == nil || Wo%dot.Block != 0 {
+		return nil
+	}
+	q := k.fusedTiles(B, k.post)
+	if q == nil {
+		return nil
+	}
+	return &fusedStore{dst: out.i8, ldb: Ho * Wo, wo: Wo, q: q}
+}
+
+// fusedTiles is the fused epilogue of each of k's tiles over sums up to B
+// with post folded in, nil where a tile is not fused, or nil when none can
+// be: fuseTiles is off, the weights have no dot form, or post is more than
+// one clamp. A tile is fused when every channel's rq fits 64 bits over
+// sums up to B (rqFits64, as rqRow decides); its epilogue is then the rq
+// and narrowing rqRow and storeRow would apply (narrow.go), in one pass.
+func (k *convKernel) fusedTiles(B uint64, post *rowPost) []*dot.TileRQ {
+	if !fuseTiles || k.w16 == nil {
 		return nil
 	}
 	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
-	if k.post != nil {
+	if post != nil {
 		var ok bool
-		if lo, hi, ok = k.post.clamp(); !ok {
+		if lo, hi, ok = post.clamp(); !ok {
 			return nil
 		}
 	}
 	r, cout := &k.p.RQ, int(k.p.Cout)
-	fs := &fusedStore{dst: out.i8, ldb: Ho * Wo, wo: Wo, q: make([]*dot.TileRQ, (cout+dot.TileRows-1)/dot.TileRows)}
+	q := make([]*dot.TileRQ, (cout+dot.TileRows-1)/dot.TileRows)
 	for o := 0; o < cout; o += dot.TileRows {
 		if !k.tileOK(o) {
 			continue
@@ -450,10 +467,10 @@ func (k *convKernel) fusedStore(out val, B uint64) *fusedStore {
 			qs[i] = dot.RQ64{Pre: r.PreOf(c), Mult: r.MultOf(c), Post: r.PostOf(c), Shift: r.ShiftOf(c), Round: uint8(r.Round), Clamp: true, Lo: lo, Hi: hi}
 		}
 		if ok {
-			fs.q[o/dot.TileRows] = dot.NewTileRQ(&qs)
+			q[o/dot.TileRows] = dot.NewTileRQ(&qs)
 		}
 	}
-	return fs
+	return q
 }
 
 // tile is the epilogue of the tile at o when it is fused, else nil.
@@ -480,21 +497,30 @@ func simdPacked[E int16 | uint8](f *laneForm[E], pk *packed[E], jobs []simdJob, 
 	// Each row goes in blocks of simdCols columns, each block through every
 	// output channel before the next, so the block's input stays in cache.
 	do := func(o0, o1, r0, r1 int) error {
-		accs := make([][]int64, len(jobs))
-		for j := range jobs {
+		accs, bytes := make([][]int64, len(jobs)), make([][]int8, len(jobs))
+		for j, jb := range jobs {
 			accs[j] = make([]int64, (o1-o0)*ns[j])
+			if jb.fused != nil && jb.fused.put8 != nil {
+				bytes[j] = make([]int8, (o1-o0)*ns[j])
+			}
 		}
 		for oy := r0; oy < r1; oy++ {
 			xs := pk.data[oy*sh*pk.rowLen:]
 			for j, jb := range jobs {
-				if err := jobRow(&jb, f, accs[j], xs, ns[j], o0, o1, oy); err != nil {
+				if err := jobRow(&jb, f, accs[j], bytes[j], xs, ns[j], o0, o1, oy); err != nil {
 					return err
 				}
 			}
 			for o := o0; o < o1; o++ {
 				for j, jb := range jobs {
-					if jb.fused.tile(o) != nil {
-						continue // jobRow stored it
+					if jb.fused.tile(o) != nil { // jobRow formed its bytes
+						if jb.fused.put8 == nil {
+							continue // and stored them
+						}
+						if err := jb.fused.put8(o, oy, bytes[j][(o-o0)*ns[j]:][:jb.wo]); err != nil {
+							return err
+						}
+						continue
 					}
 					if err := jb.put(o, oy, accs[j][(o-o0)*ns[j]:][:jb.wo]); err != nil {
 						return err
@@ -532,14 +558,19 @@ func unfused[E int16 | uint8](jb *simdJob, f *laneForm[E], xs []E, n, o, oy int)
 			return err
 		}
 	}
-	return nil
+	return errorFused // the fused store and put disagree
 }
+
+// errorFused is a bug: a fused tile found a value that wraps or leaves i8
+// where the unfused path finds none.
+var errorFused = errors.New("cpuref: a fused tile's epilogue disagrees with the unfused one")
 
 // jobRow computes output row oy of channels [o0, o1) of job jb into acc,
 // n columns a channel, from xs, the packed input at the row's first padded
-// row; the rows of fused tiles go into jb.fused's bytes instead (acc's
-// rows of those channels are then scratch).
-func jobRow[E int16 | uint8](jb *simdJob, f *laneForm[E], acc []int64, xs []E, n, o0, o1, oy int) error {
+// row; the rows of fused tiles go into jb.fused's bytes instead, or into
+// b8 at n bytes a channel when it stores them through put8 (acc's rows
+// of those channels are then scratch).
+func jobRow[E int16 | uint8](jb *simdJob, f *laneForm[E], acc []int64, b8 []int8, xs []E, n, o0, o1, oy int) error {
 	k, nt, chunk := jb.k, jb.lw.ntap, jb.chunk
 	cols := simdCols
 	if k.og == 1 {
@@ -551,7 +582,13 @@ func jobRow[E int16 | uint8](jb *simdJob, f *laneForm[E], acc []int64, xs []E, n
 		for o := o0; o < o1; o++ {
 			if q := jb.fused.tile(o); q != nil { // TileRows channels, stored as bytes
 				fs := jb.fused
-				if !f.tileRQ(fs.dst[o*fs.ldb+oy*fs.wo+c0:], fs.ldb, acc[(o-o0)*n:], cols, xs[f.per*c0:], jb.taps[o/k.og], jb.lw.tile[o*nt:][:dot.TileRows*nt], chunk, q) {
+				dst, ldb := fs.dst, fs.ldb
+				if fs.put8 != nil {
+					dst, ldb = b8[(o-o0)*n+c0:], n
+				} else {
+					dst = dst[o*fs.ldb+oy*fs.wo+c0:]
+				}
+				if !f.tileRQ(dst, ldb, acc[(o-o0)*n:], cols, xs[f.per*c0:], jb.taps[o/k.og], jb.lw.tile[o*nt:][:dot.TileRows*nt], chunk, q) {
 					if err := unfused(jb, f, xs, n, o, oy); err != nil {
 						return err
 					}

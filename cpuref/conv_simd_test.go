@@ -423,3 +423,69 @@ func TestConvFusedStore(t *testing.T) {
 		t.Fatalf("%d cases fitted i8 and %d were refused: want both often", fits, refused)
 	}
 }
+
+// TestConvTFusedStore is TestConvFusedStore for conv_transpose: its phases'
+// tiles store bytes through each phase's put8 into every sw-th output
+// column; compared with the same conv_transpose into an int64 output
+// narrowed by hand.
+func TestConvTFusedStore(t *testing.T) {
+	saved := simd
+	defer func() { simd = saved }()
+	simd = true
+	r := rand.New(rand.NewPCG(65, 66))
+	fits, refused := 0, 0
+	for n := range 200 {
+		cin, cout := 1+r.IntN(9), 4*(1+r.IntN(3))
+		p := &whg1.ConvT{Cout: uint32(cout), KH: uint32(1 + r.IntN(5)), KW: uint32(1 + r.IntN(5)),
+			SH: uint32(1 + r.IntN(3)), SW: uint32(1 + r.IntN(3)), PH: uint32(r.IntN(3)), PW: uint32(r.IntN(3)),
+			OPH: uint32(r.IntN(3)), OPW: uint32(r.IntN(3)),
+			RQ: randRQ(r, cout, func() uint8 { return uint8(6 + r.IntN(12)) }, func() int64 { return r.Int64N(1<<10) - 1<<9 })}
+		H, W := 1+r.IntN(8), 1+r.IntN(24)
+		ho := (H-1)*int(p.SH) + int(p.KH+p.OPH) - 2*int(p.PH)
+		wo := (W-1)*int(p.SW) + int(p.KW+p.OPW) - 2*int(p.PW)
+		if ho < 1 || wo < 1 {
+			continue
+		}
+		p.W = make([]int64, cin*cout*int(p.KH*p.KW))
+		for i := range p.W {
+			p.W[i] = atEnds(r, -128, 127)
+		}
+		xlo := int64(-128)
+		if r.IntN(2) == 0 {
+			xlo = 0 // u8 values: Mac8's Tile8RQ
+		}
+		xs := make([]int8, cin*H*W)
+		for i := range xs {
+			xs[i] = int8(atEnds(r, xlo, 127))
+		}
+		k := newConvT(p, cin)
+		if r.IntN(2) == 0 {
+			lo := atEnds(r, -140, 0)
+			k.post = &rowPost{stages: []postStage{{lo: lo, hi: atEnds(r, lo, 140)}}}
+		}
+		x := val{T: &tensor.T{Shape: tensor.Shape{C: cin, H: H, W: W}}, i8: xs}
+		wide := like(cout, ho, wo)
+		werr := k.runVal(x, val{T: wide})
+		out := val{T: &tensor.T{Shape: wide.Shape}, i8: make([]int8, len(wide.Data))}
+		err := k.runVal(x, out)
+		fit := werr == nil
+		for _, v := range wide.Data {
+			fit = fit && v >= math.MinInt8 && v <= math.MaxInt8
+		}
+		if !fit {
+			refused++
+			expectRefusal(t, "fused conv_transpose", err, refusal.ModelMismatch)
+			continue
+		}
+		fits++
+		noErr(t, "fused conv_transpose", err)
+		for i, v := range wide.Data {
+			if int64(out.i8[i]) != v {
+				t.Fatalf("case %d (conv_transpose %+v, post %+v): element %d: got %d, want %d", n, *p, k.post, i, out.i8[i], v)
+			}
+		}
+	}
+	if fits < 40 || refused < 20 {
+		t.Fatalf("%d cases fitted i8 and %d were refused: want both often", fits, refused)
+	}
+}

@@ -233,9 +233,24 @@ func (k *convTKernel) runVal(x, out val) error {
 				fill(at, o, x0+vn*sw)
 				return nil
 			}
+			// On the tiles' fused epilogue (conv_simd.go: the same rq,
+			// clamp and narrowing as scatter's), a row arrives as bytes.
+			var fs *fusedStore
+			if out.i8 != nil && c != nil {
+				if q := c.fusedTiles(uint64(B), k.post); q != nil {
+					fs = &fusedStore{q: q, put8: func(o, u int, b []int8) error {
+						at := row(o, u)
+						for i, v := range b[:vn] {
+							out.i8[at+x0+i*sw] = v
+						}
+						fill(at, o, x0+vn*sw)
+						return nil
+					}}
+				}
+			}
 			filled := u0 // rows from here on hold only rq_o(0)
 			if m := min(u1, ph); u0 < m && vn > 0 {
-				jobs = append(jobs, phaseJob{i: ry*k.nx + rx, v0: v0, vn: vn, put: scatter})
+				jobs = append(jobs, phaseJob{i: ry*k.nx + rx, v0: v0, vn: vn, put: scatter, fused: fs})
 				zh, filled = ph, m
 			}
 			for u := filled; u < u1; u++ {

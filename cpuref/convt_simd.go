@@ -1,10 +1,12 @@
 package cpuref
 
 // phaseJob is phase i's columns [v0, v0 + vn), whose rows of exact sums,
-// the sum of column v0 first, go to put.
+// the sum of column v0 first, go to put, or, for the tiles fused names,
+// whose rows of bytes go to its put8 (on the shared packing only).
 type phaseJob struct {
 	i, v0, vn int
 	put       rowSink
+	fused     *fusedStore
 }
 
 // phaseRows computes rows [u0, u1) of each job's phase, phases of one row
@@ -64,7 +66,7 @@ func phasesOn[E int16 | uint8](k *convTKernel, f *laneForm[E], lw func(c *convKe
 		for j, jb := range jobs {
 			c := k.phases[jb.i]
 			taps := groupTaps(c, f, pk, th0-int(c.p.KH), tw0-int(c.p.KW)+jb.v0)
-			sj[j] = simdJob{k: c, lw: lw(c), taps: taps, chunk: chunks[jb.i], wo: jb.vn, put: jb.put}
+			sj[j] = simdJob{k: c, lw: lw(c), taps: taps, chunk: chunks[jb.i], wo: jb.vn, put: jb.put, fused: jb.fused}
 		}
 		return simdPacked(f, pk, sj, u0, u1)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/cpuref"
+	"github.com/waiops/waiops/onnx"
 	"github.com/waiops/waiops/tensor"
 )
 
@@ -64,6 +65,44 @@ func TestTinycodecExample(t *testing.T) {
 	held, err := ReadLatents(filepath.Join(example, "heldout"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The float64 evaluator against torch's float64 decode of the same
+	// ONNX (heldout/NAME.float.png, rounded to 8 bits): every sample within
+	// one step, and at most one in a thousand a step apart (a value at a
+	// half, summed in another order).
+	m, err := onnx.Parse(model, onnx.DefaultCaps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := match(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range held {
+		fl := readPNG(t, filepath.Join(example, "heldout", strings.TrimSuffix(h.Name, ".npy")+".float.png"))
+		vals, err := net.evaluate(floatOf(h.T))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := vals[net.outputs[0]]
+		off := 0
+		for y := range o.h {
+			for x := range o.w {
+				r, g, b, _ := fl.At(x, y).RGBA()
+				for c, v := range []uint32{r >> 8, g >> 8, b >> 8} {
+					want := math.Floor(min(max(o.d[(c*o.h+y)*o.w+x], 0), 1)*255 + 0.5)
+					if d := math.Abs(want - float64(v)); d > 1 {
+						t.Fatalf("%s (%d, %d, %d): evaluator %v, torch %d", h.Name, c, y, x, want, v)
+					} else if d > 0 {
+						off++
+					}
+				}
+			}
+		}
+		t.Logf("%s: the float64 evaluator and torch's float decode differ by one step in %d of %d samples", h.Name, off, 3*o.h*o.w)
+		if 1000*off > 3*o.h*o.w {
+			t.Errorf("%s: %d samples a step apart, more than one in a thousand", h.Name, off)
+		}
 	}
 	for _, acts := range []int{16, 8} {
 		r := mustImport(t, model, cal, acts, certify.Acc32)

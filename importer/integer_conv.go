@@ -192,7 +192,9 @@ func (e *emitter) igdn(l *layer, x qvalue, info *LayerInfo) error {
 	}
 	gf := gfFor(float64(acc32Limit))
 	if g16 := gfFor(math.MaxInt16); X <= 127 && g16 >= 0 {
-		gf = g16
+		// At most 16, where γ·2^(16−gf) fits i16 and cpuref sums the
+		// terms in 16-bit lanes.
+		gf = min(g16, 16)
 	}
 	if gf < 0 {
 		return fmt.Errorf("γ scaled to the norm does not fit i32 at gf 0")

@@ -52,6 +52,7 @@ type layer struct {
 	alpha, lo, hi                float64   // leaky's slope; clip's bounds
 	scale, shift                 []float64 // affine: y = x·scale[c] + shift[c] (len 1 or C)
 	start, count, r              int       // split; pixel_shuffle's r
+	dcr                          bool      // DepthToSpace's DCR order, until foldDCR folds it
 	gamma, beta                  []float64 // igdn: γ [C][C], β [C]
 }
 

@@ -105,6 +105,9 @@ func match(m *onnx.Model) (*network, error) {
 	if len(mt.net.outputs) == 0 {
 		return nil, fmt.Errorf("the graph has no outputs")
 	}
+	if err := mt.net.foldDCR(); err != nil {
+		return nil, err
+	}
 	return &mt.net, nil
 }
 
@@ -213,8 +216,14 @@ func (mt *matcher) node(n *onnx.Node) error {
 	if n.Domain != "" && n.Domain != "ai.onnx" {
 		return refuse(n, "domain %q: the importer maps the default domain's ops only", n.Domain)
 	}
+	if len(n.Outputs) != 1 && n.OpType != "Split" {
+		return refuse(n, "has %d outputs; the importer maps ops of one output (and Split)", len(n.Outputs))
+	}
 	if n.OpType == "Constant" {
 		return mt.constantNode(n)
+	}
+	if len(n.Inputs) == 0 {
+		return refuse(n, "has no inputs")
 	}
 	if mt.allConst(n) {
 		c, err := fold(n, mt)
@@ -593,6 +602,9 @@ func (mt *matcher) concat(n *onnx.Node) error {
 	if len(l.in) < 2 {
 		return mt.alias(n, l.in[0])
 	}
+	if len(l.in) > 255 {
+		return refuse(n, "%d inputs; a WHG1 operator has at most 255 (§10.2)", len(l.in))
+	}
 	return mt.emit(n, l, c)
 }
 
@@ -672,13 +684,13 @@ func (mt *matcher) slice(n *onnx.Node) error {
 		}
 	}
 	starts, ends, axes, steps := ops[0], ops[1], ops[2], ops[3]
-	if starts == nil || ends == nil || starts.len() != 1 || ends.len() != 1 {
+	if starts == nil || ends == nil || len(starts.ints) != 1 || len(ends.ints) != 1 {
 		return refuse(n, "the importer maps a Slice of one axis, the channels")
 	}
-	if axes != nil && (axes.len() != 1 || (axes.ints[0] != 1 && axes.ints[0] != -3)) || axes == nil {
+	if axes == nil || len(axes.ints) != 1 || (axes.ints[0] != 1 && axes.ints[0] != -3) {
 		return refuse(n, "the importer maps a Slice of the channel axis (1) only")
 	}
-	if steps != nil && (steps.len() != 1 || steps.ints[0] != 1) {
+	if steps != nil && (len(steps.ints) != 1 || steps.ints[0] != 1) {
 		return refuse(n, "a step other than 1")
 	}
 	c := int64(mt.net.channels[x])
@@ -729,10 +741,75 @@ func (mt *matcher) depthToSpace(n *onnx.Node) error {
 	if r < 1 || c%(r*r) != 0 {
 		return refuse(n, "blocksize %d with %d channels", r, c)
 	}
-	if m := strAttr(n, "mode", "DCR"); m != "CRD" {
-		return refuse(n, "mode %s; pixel_shuffle is CRD's order (§5.10; torch's PixelShuffle exports CRD)", m)
+	m := strAttr(n, "mode", "DCR")
+	if m != "CRD" && m != "DCR" {
+		return refuse(n, "mode %s", m)
 	}
-	return mt.emit(n, layer{kind: kShuffle, in: []int{x}, r: r}, c/(r*r))
+	return mt.emit(n, layer{kind: kShuffle, in: []int{x}, r: r, dcr: m == "DCR"}, c/(r*r))
+}
+
+// foldDCR turns each DepthToSpace of DCR order into pixel_shuffle (§5.10,
+// CRD order): DCR reads channel (i·r + j)·C′ + c where pixel_shuffle reads
+// c·r² + i·r + j, so the conv or conv_transpose (groups 1) that writes its
+// input, read by nothing else, has its output channels permuted (§9.4
+// says the same of a depth-to-space target). Any other DCR is refused.
+func (n *network) foldDCR() error {
+	uses := make([]int, len(n.channels))
+	producer := make([]int, len(n.channels))
+	for i, l := range n.layers {
+		for _, v := range l.in {
+			uses[v]++
+		}
+		producer[l.out] = i
+	}
+	for _, v := range n.outputs {
+		uses[v]++
+	}
+	for i := range n.layers {
+		l := &n.layers[i]
+		if !l.dcr {
+			continue
+		}
+		x := l.in[0]
+		p := &n.layers[producer[x]]
+		if x == 0 || uses[x] != 1 || (p.kind != kConv && p.kind != kConvT) || p.groups != 1 {
+			return nodeRefusal(l.node, l.op, "mode DCR folds only into a conv or conv_transpose of groups 1 that nothing else reads; export with mode CRD (torch's PixelShuffle)")
+		}
+		r2 := l.r * l.r
+		cp := p.cout / r2
+		// perm[t] is the old channel that new channel t takes.
+		perm := make([]int, p.cout)
+		for c := range cp {
+			for k := range r2 {
+				perm[c*r2+k] = k*cp + c
+			}
+		}
+		w := make([]float64, len(p.w))
+		taps := p.kh * p.kw
+		if p.kind == kConv {
+			per := len(p.w) / p.cout
+			for t, o := range perm {
+				copy(w[t*per:(t+1)*per], p.w[o*per:(o+1)*per])
+			}
+		} else {
+			cin := len(p.w) / (p.cout * taps)
+			for ci := range cin {
+				for t, o := range perm {
+					copy(w[(ci*p.cout+t)*taps:][:taps], p.w[(ci*p.cout+o)*taps:][:taps])
+				}
+			}
+		}
+		p.w = w
+		if p.b != nil {
+			b := make([]float64, p.cout)
+			for t, o := range perm {
+				b[t] = p.b[o]
+			}
+			p.b = b
+		}
+		l.dcr = false
+	}
+	return nil
 }
 
 func (mt *matcher) resize(n *onnx.Node) error {

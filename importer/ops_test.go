@@ -125,6 +125,18 @@ func opCases() []opCase {
 			b.Node("DepthToSpace", []string{"x"}, []string{"y"}, onnx.IntAttr("blocksize", 2), onnx.StringAttr("mode", "CRD"))
 			return []string{"y"}
 		}, want: [][]float64{{1, 2, -3, 4}}, ops: []whg1.Opcode{whg1.OpPixelShuffle}},
+		{name: "depth_to_space_dcr", in: tens(1, 1, 1, 1), build: func(b *onnx.Builder) []string {
+			// A 1×1 Conv makes channels 1…8; DCR with r = 2 reads channel
+			// (i·2 + j)·2 + c, folded into the Conv's output order.
+			y := b.Op("Conv", []string{"x", b.Floats([]float32{1, 2, 3, 4, 5, 6, 7, 8}, 8, 1, 1, 1)})
+			b.Node("DepthToSpace", []string{y}, []string{"y"}, onnx.IntAttr("blocksize", 2), onnx.StringAttr("mode", "DCR"))
+			return []string{"y"}
+		}, want: [][]float64{{1, 3, 5, 7, 2, 4, 6, 8}}, ops: []whg1.Opcode{whg1.OpConv, whg1.OpPixelShuffle}},
+		{name: "depth_to_space_dcr_convT", in: tens(1, 1, 1, 1), build: func(b *onnx.Builder) []string {
+			y := b.Op("ConvTranspose", []string{"x", b.Floats([]float32{1, 2, 3, 4, 5, 6, 7, 8}, 1, 8, 1, 1)})
+			b.Node("DepthToSpace", []string{y}, []string{"y"}, onnx.IntAttr("blocksize", 2))
+			return []string{"y"}
+		}, want: [][]float64{{1, 3, 5, 7, 2, 4, 6, 8}}, ops: []whg1.Opcode{whg1.OpConvTranspose, whg1.OpPixelShuffle}},
 		{name: "resize2", in: one(1, -2), build: func(b *onnx.Builder) []string {
 			b.Node("Resize", []string{"x", "", b.Floats([]float32{1, 1, 2, 2}, 4)}, []string{"y"}, onnx.StringAttr("mode", "nearest"),
 				onnx.StringAttr("coordinate_transformation_mode", "asymmetric"), onnx.StringAttr("nearest_mode", "floor"))
@@ -307,7 +319,7 @@ func TestRefusals(t *testing.T) {
 		{"sqrt alone", func(b *onnx.Builder) []string { return []string{b.Op("Sqrt", []string{"x"})} }, "(Sqrt): a square root maps only"},
 		{"dcr", func(b *onnx.Builder) []string {
 			return []string{b.Op("DepthToSpace", []string{"x"}, onnx.IntAttr("blocksize", 1))}
-		}, "(DepthToSpace): mode DCR"},
+		}, "(DepthToSpace): mode DCR folds only into a conv"},
 		{"resize ×3", func(b *onnx.Builder) []string {
 			return []string{b.Op("Resize", []string{"x", "", b.Floats([]float32{1, 1, 3, 3}, 4)}, onnx.StringAttr("mode", "nearest"))}
 		}, "(Resize): the importer maps scales [1, 1, 2, 2]"},
@@ -351,6 +363,25 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
+// TestProfileMissed: a LeakyRelu whose slope needs a multiplier past i32
+// imports at acc64 and is refused at acc32 (its product v·a passes i32,
+// §7.1), naming the certificate's first failure.
+func TestProfileMissed(t *testing.T) {
+	b := onnx.NewBuilder("steep", 13)
+	b.Input("x", onnx.Float, 1, 1, -1, -1)
+	b.Node("LeakyRelu", []string{"x"}, []string{"y"}, onnx.FloatAttr("alpha", 40000))
+	b.Output("y", onnx.Float)
+	model, _ := b.Bytes()
+	cal := []Latent{{Name: "in", T: one(-1, 2)}}
+	if _, err := Import(model, cal, Options{Acts: 16, Weights: 8, Profile: certify.Acc64}); err != nil {
+		t.Fatalf("acc64: %v", err)
+	}
+	_, err := Import(model, cal, Options{Acts: 16, Weights: 8, Profile: certify.Acc32})
+	if err == nil || !strings.Contains(err.Error(), "model_mismatch: the imported graph does not meet acc32") || !strings.Contains(err.Error(), `node 0: leaky.p`) {
+		t.Fatalf("acc32: %v", err)
+	}
+}
+
 // TestModelRefusals: what the importer refuses about a model as a whole.
 func TestModelRefusals(t *testing.T) {
 	for _, c := range []struct {
@@ -382,4 +413,37 @@ func TestModelRefusals(t *testing.T) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
 	}
+}
+
+// FuzzImport: any bytes, as a model, import or are refused, never panic.
+// The seeds are the op cases' models.
+func FuzzImport(f *testing.F) {
+	for _, c := range opCases() {
+		b := onnx.NewBuilder(c.name, 13)
+		b.Input("x", onnx.Float, 1, int64(c.in.Shape.C), -1, -1)
+		for _, o := range c.build(b) {
+			b.Output(o, onnx.Float)
+		}
+		m, err := b.Bytes()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(m, int64(c.in.Shape.C))
+	}
+	f.Fuzz(func(t *testing.T, model []byte, c int64) {
+		if c < 1 || c > 8 {
+			return
+		}
+		in := tens(int(c), 2, 2)
+		for i := range in.Data {
+			in.Data[i] = int64(i%5) - 2
+		}
+		r, err := Import(model, []Latent{{Name: "in", T: in}}, Options{Acts: 16, Weights: 8, Profile: certify.Acc32})
+		if err != nil {
+			return
+		}
+		if !r.Cert.Verdict.Acc32 {
+			t.Fatal("an import that does not meet acc32 was returned")
+		}
+	})
 }

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Train the tiny learned image codec of examples/tinycodec and write its
-files: the synthesis transform as ONNX (two GDN export forms), calibration
+files: the synthesis transform as ONNX (three IGDN export forms), calibration
 and held-out latents as .npy, the held-out pictures and their float decodes
 as PNG, and float.json with the float decode's PSNR against each original.
 
 The codec is Balle-style (Balle, Laparra, Simoncelli, "End-to-end optimized
-image compression", ICLR 2017), small enough to train on two CPU cores in a
-few minutes:
+image compression", ICLR 2017), small enough to train on one CPU core in
+about ten minutes:
 
     g_a: Conv 5x5/2 (3->N) GDN, Conv 5x5/2 (N->N) GDN, Conv 5x5/2 (N->M)
     g_s: ConvT 5x5/2 (M->N) IGDN, ConvT 5x5/2 (N->N) IGDN, ConvT 5x5/2 (N->3)
@@ -31,7 +31,7 @@ so with do_constant_folding=True the exported graph holds beta and gamma
 themselves. The norm is computed as x^2 -> 1x1 conv with gamma as weights
 and beta as bias -> square root, and IGDN is then exported in one of two
 forms (--gdn-form picks which one the training graph uses; the export
-writes both):
+writes both, synthesis.onnx and synthesis-div.onnx):
 
     mul: x * sqrt(n)          x^2 as Pow(x, 2)   Pow, Conv, Sqrt, Mul
     div: x / rsqrt(n)         x^2 as Mul(x, x)   Mul, Conv, Sqrt, Div(1, .), Div
@@ -47,8 +47,8 @@ initialisers only, as it does in such models' exports; an importer has to
 evaluate them to find beta and gamma.
 
 Data: random crops of pictures that ship with Go ($GOROOT/src/image/...,
-BSD) and with Debian's python3-skimage (skimage/data, each CC0 or public
-domain). Two other skimage pictures are held out and never cropped for
+BSD) and with Debian's python3-skimage (skimage/data, each CC0, public
+domain or without known restrictions). Two other skimage pictures are held out and never cropped for
 training. Everything is seeded; with the same torch build and thread count
 a run repeats. Needs Debian's python3-torch, python3-numpy, python3-pil and,
 for the pictures, python3-skimage; python3-onnx only for the graph check.
@@ -73,18 +73,18 @@ from PIL import Image
 GOROOT = os.environ.get("GOROOT", "/usr/local/go")
 SKIMAGE = "/usr/lib/python3/dist-packages/skimage/data"
 
-# Training pictures: (path, licence note). Grey ones are used as RGB with
+# Training pictures, each with its licence. Grey ones are used as RGB with
 # three equal channels.
 TRAIN = [
-    (GOROOT + "/src/image/testdata/video-001.png", "Go, BSD-3-Clause"),
-    (GOROOT + "/src/image/png/testdata/benchRGB.png", "Go, BSD-3-Clause"),
-    (SKIMAGE + "/coffee.png", "python3-skimage, CC0 (Rachel Michetti)"),
-    (SKIMAGE + "/rocket.jpg", "python3-skimage, public domain (SpaceX)"),
-    (SKIMAGE + "/camera.png", "python3-skimage, CC0 (Lav Varshney)"),
-    (SKIMAGE + "/coins.png", "python3-skimage, no known restrictions"),
-    (SKIMAGE + "/brick.png", "python3-skimage, CC0 (CC0Textures)"),
-    (SKIMAGE + "/grass.png", "python3-skimage, CC0 (CC0Textures)"),
-    (SKIMAGE + "/gravel.png", "python3-skimage, CC0 (CC0Textures)"),
+    GOROOT + "/src/image/testdata/video-001.png",  # Go, BSD-3-Clause
+    GOROOT + "/src/image/png/testdata/benchRGB.png",  # Go, BSD-3-Clause
+    SKIMAGE + "/coffee.png",  # CC0 (Rachel Michetti)
+    SKIMAGE + "/rocket.jpg",  # public domain (SpaceX)
+    SKIMAGE + "/camera.png",  # CC0 (Lav Varshney)
+    SKIMAGE + "/coins.png",  # no known copyright restrictions
+    SKIMAGE + "/brick.png",  # CC0 (CC0Textures)
+    SKIMAGE + "/grass.png",  # CC0 (CC0Textures)
+    SKIMAGE + "/gravel.png",  # CC0 (CC0Textures)
 ]
 
 # Held-out pictures: name -> (path, how it becomes a 256x256 picture).
@@ -201,7 +201,7 @@ def training_pool():
     """Each training picture at full size and, when large, halved too, so
     crops see more than one scale."""
     pool = []
-    for path, _ in TRAIN:
+    for path in TRAIN:
         if not os.path.exists(path):
             sys.exit(f"missing training picture {path} (install python3-skimage; set GOROOT)")
         x = load_rgb(path)

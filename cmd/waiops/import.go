@@ -28,13 +28,19 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "the graph to write (default MODEL.whg1 beside the model); the certificate goes to G.cert.json")
 	report := fs.String("report", "", "write report.md, report.json and layers.png into this directory")
 	acts := fs.String("acts", "i16", "activation width: i8 or i16")
-	weights := fs.String("weights", "i8", "weight width: i8 or i16")
+	weights := fs.String("weights", "", "weight width: i8 or i16 (default: the activations')")
 	profile := fs.String("profile", "acc32", "the profile the certificate must meet: acc32 or acc64")
 	pos, ok := positionals(fs, args, 1, func() bool { return *calib != "" })
 	if !ok {
 		return 2
 	}
 	opts := importer.Options{Profile: certify.Profile(*profile)}
+	if *weights == "" {
+		// i16 weights cost an i16-activation graph no speed (its products
+		// are 16-bit either way) and bring it to 8-bit output rounding's
+		// floor; i8 weights keep an i8 graph on the 8-bit kernels.
+		*weights = *acts
+	}
 	for _, w := range []struct {
 		flag string
 		v    *int

@@ -116,67 +116,112 @@ func TestMac16Random(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(1, 2))
 		for c := 0; c < cases; {
-			var o Operands
-			o.WLo, o.WHi = interval(r)
-			o.XLo, o.XHi = interval(r)
-			chunk, ok := Choose16(o)
+			rc, ok := mac16.newCase(r)
 			if !ok {
 				continue
 			}
 			c++
-			if r.IntN(2) == 0 {
-				chunk = 1 + r.IntN(min(chunk, 8))
-			}
-			n := Block * r.IntN(16) // up to 120: every column loop of every kernel
-			ntaps := r.IntN(20)
-			x := make([]int16, 2*n+2*r.IntN(40))
-			for i := range x {
-				x[i] = int16(draw(r, o.XLo, o.XHi))
-			}
-			off := make([]int32, ntaps)
-			w := make([]uint32, ntaps)
-			for k := range off {
-				off[k] = 2 * int32(r.IntN((len(x)-2*n)/2+1))
-				w[k] = Pair(int16(draw(r, o.WLo, o.WHi)), int16(draw(r, o.WLo, o.WHi)))
-			}
-			ws := [][]uint32{w}
-			for range TileRows - 1 {
-				wr := make([]uint32, ntaps)
-				for k := range wr {
-					wr[k] = Pair(int16(draw(r, o.WLo, o.WHi)), int16(draw(r, o.WLo, o.WHi)))
-				}
-				ws = append(ws, wr)
-			}
-			acc := make([]int64, n)
+			acc := make([]int64, rc.n)
 			for i := range acc {
 				acc[i] = r.Int64N(1<<40) - 1<<39
 			}
-			taps, _ := NewTaps(off)
-			mac16.check(t, r, fmt.Sprintf("case %d (%+v, chunk %d, %d taps, %d columns)", c, o, chunk, ntaps, n), acc, x, off, taps, ws, chunk)
+			mac16.check(t, r, fmt.Sprintf("case %d (%s)", c, rc), acc, rc)
 		}
 	})
 }
 
-// kernel is one of dot's kernel pairs under test: its one-row and tile
-// forms and its definition in int64.
+// kernel is one of dot's kernel pairs under test: its one-row, tile and
+// fused-tile forms, its definition in int64, and how its random cases are
+// drawn: the operands a column takes, the intervals, the chunk rule, a
+// tap's weight word and its taps.
 type kernel[E int16 | uint8] struct {
-	name string
-	one  func(acc []int64, x []E, taps *Taps, w []uint32, chunk int) bool
-	tile func(acc []int64, ld, n int, x []E, taps *Taps, w []uint32, chunk int) bool
-	ref  func(acc []int64, x []E, off []int32, w []uint32)
+	name    string
+	one     func(acc []int64, x []E, taps *Taps, w []uint32, chunk int) bool
+	tile    func(acc []int64, ld, n int, x []E, taps *Taps, w []uint32, chunk int) bool
+	tileRQ  func(dst []int8, ldb int, acc []int64, n int, x []E, taps *Taps, w []uint32, chunk int, q *TileRQ) bool
+	ref     func(acc []int64, x []E, off []int32, w []uint32)
+	per     int
+	draw    func(r *rand.Rand) Operands
+	choose  func(Operands) (int, bool)
+	word    func(r *rand.Rand, o Operands) uint32
+	newTaps func(off []int32) (*Taps, bool)
 }
 
 var (
-	mac16 = kernel[int16]{"Mac16", Mac16, Tile16, ref}
-	mac8  = kernel[uint8]{"Mac8", Mac8, Tile8, ref8}
+	mac16 = kernel[int16]{"Mac16", Mac16, Tile16, Tile16RQ, ref, 2,
+		func(r *rand.Rand) (o Operands) {
+			o.WLo, o.WHi = interval(r)
+			o.XLo, o.XHi = interval(r)
+			return o
+		}, Choose16,
+		func(r *rand.Rand, o Operands) uint32 {
+			return Pair(int16(draw(r, o.WLo, o.WHi)), int16(draw(r, o.WLo, o.WHi)))
+		}, NewTaps}
+	mac8 = kernel[uint8]{"Mac8", Mac8, Tile8, Tile8RQ, ref8, 4,
+		func(r *rand.Rand) (o Operands) {
+			o.WLo, o.WHi = interval8(r, false)
+			o.XLo, o.XHi = interval8(r, true)
+			return o
+		}, Choose8,
+		func(r *rand.Rand, o Operands) uint32 {
+			return Quad(int8(draw(r, o.WLo, o.WHi)), int8(draw(r, o.WLo, o.WHi)), int8(draw(r, o.WLo, o.WHi)), int8(draw(r, o.WLo, o.WHi)))
+		}, NewTaps8}
 )
 
-// check compares the one-row form on acc with weights ws[0], and the tile
-// form on TileRows rows (weights ws, row r starting from acc rotated by r,
-// rows ld apart with a random gap that must stay untouched) with the
-// definition; what names the case in a failure.
-func (k kernel[E]) check(t *testing.T, r *rand.Rand, what string, acc []int64, x []E, off []int32, taps *Taps, ws [][]uint32, chunk int) {
+// randCase is one random case of a kernel: operands in the intervals o,
+// interval ends drawn often; the chunk rule's chunk or, half the time, a
+// smaller one; n columns (up to 120: every column loop of every kernel);
+// up to 19 taps anywhere in x; and TileRows rows of weights.
+type randCase[E int16 | uint8] struct {
+	o        Operands
+	chunk, n int
+	x        []E
+	off      []int32
+	taps     *Taps
+	ws       [][]uint32
+}
+
+func (c randCase[E]) String() string {
+	return fmt.Sprintf("%+v, chunk %d, %d taps, %d columns", c.o, c.chunk, len(c.off), c.n)
+}
+
+// newCase draws a case of k; ok is false when the chunk rule refuses the
+// drawn intervals.
+func (k kernel[E]) newCase(r *rand.Rand) (c randCase[E], ok bool) {
+	c.o = k.draw(r)
+	if c.chunk, ok = k.choose(c.o); !ok {
+		return c, false
+	}
+	if r.IntN(2) == 0 {
+		c.chunk = 1 + r.IntN(min(c.chunk, 8))
+	}
+	c.n = Block * r.IntN(16)
+	c.x = make([]E, k.per*(c.n+r.IntN(40)))
+	for i := range c.x {
+		c.x[i] = E(draw(r, c.o.XLo, c.o.XHi))
+	}
+	c.off = make([]int32, r.IntN(20))
+	for i := range c.off {
+		c.off[i] = int32(k.per * r.IntN((len(c.x)-k.per*c.n)/k.per+1))
+	}
+	for range TileRows {
+		w := make([]uint32, len(c.off))
+		for i := range w {
+			w[i] = k.word(r, c.o)
+		}
+		c.ws = append(c.ws, w)
+	}
+	c.taps, _ = k.newTaps(c.off)
+	return c, true
+}
+
+// check compares the one-row form on acc with c's first weights, and the
+// tile form on TileRows rows (weights c.ws, row r starting from acc
+// rotated by r, rows ld apart with a random gap that must stay untouched)
+// with the definition; what names the case in a failure.
+func (k kernel[E]) check(t *testing.T, r *rand.Rand, what string, acc []int64, c randCase[E]) {
 	t.Helper()
+	x, off, taps, ws, chunk := c.x, c.off, c.taps, c.ws, c.chunk
 	n := len(acc)
 	ld := n + r.IntN(3)*Block
 	rows := make([]int64, (TileRows-1)*ld+n+r.IntN(2))

@@ -91,45 +91,15 @@ func TestMac8Random(t *testing.T) {
 	forEachImpl8(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(5, 6))
 		for c := range cases {
-			var o Operands
-			o.WLo, o.WHi = interval8(r, false)
-			o.XLo, o.XHi = interval8(r, true)
-			chunk, ok := Choose8(o)
+			rc, ok := mac8.newCase(r)
 			if !ok {
-				t.Fatalf("Choose8(%+v) refused operands inside its bounds", o)
+				t.Fatalf("Choose8(%+v) refused operands inside its bounds", rc.o)
 			}
-			if r.IntN(2) == 0 {
-				chunk = 1 + r.IntN(min(chunk, 8))
-			}
-			n := Block * r.IntN(16) // up to 120: every column loop
-			ntaps := r.IntN(20)
-			x := make([]uint8, 4*n+4*r.IntN(40))
-			for i := range x {
-				x[i] = uint8(draw(r, o.XLo, o.XHi))
-			}
-			off := make([]int32, ntaps)
-			w := make([]uint32, ntaps)
-			wq := func() uint32 {
-				return Quad(int8(draw(r, o.WLo, o.WHi)), int8(draw(r, o.WLo, o.WHi)), int8(draw(r, o.WLo, o.WHi)), int8(draw(r, o.WLo, o.WHi)))
-			}
-			for k := range off {
-				off[k] = 4 * int32(r.IntN((len(x)-4*n)/4+1))
-				w[k] = wq()
-			}
-			ws := [][]uint32{w}
-			for range TileRows - 1 {
-				wr := make([]uint32, ntaps)
-				for k := range wr {
-					wr[k] = wq()
-				}
-				ws = append(ws, wr)
-			}
-			acc := make([]int64, n)
+			acc := make([]int64, rc.n)
 			for i := range acc {
 				acc[i] = r.Int64N(1<<40) - 1<<39
 			}
-			taps, _ := NewTaps8(off)
-			mac8.check(t, r, fmt.Sprintf("case %d (%+v, chunk %d, %d taps, %d columns)", c, o, chunk, ntaps, n), acc, x, off, taps, ws, chunk)
+			mac8.check(t, r, fmt.Sprintf("case %d (%s)", c, rc), acc, rc)
 		}
 	})
 }

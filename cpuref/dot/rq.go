@@ -50,19 +50,26 @@ func RQRowStrided(dst []int64, stride int, src []int64, q *RQ64) bool {
 		return true
 	}
 	dst = dst[:stride*(len(src)-1)+1]
-	s := q.Shift & 63 // ≤ 62 (RQ64); the mask lets the shifts compile plain
-	var add, even int64
+	add, even, s, lo, hi := q.formed()
+	return bestRQ.rq(dst, stride, src, q.Pre, q.Mult, add, q.Post, s, even, lo, hi)
+}
+
+// formed is q's constants as the rq loops take them: the rounding's add and
+// even bit (RQRowStrided's formula), the shift, and Clamp's ends or the
+// whole int64 range.
+func (q *RQ64) formed() (add, even int64, s uint, lo, hi int64) {
+	s = q.Shift & 63 // ≤ 62 (RQ64); the mask lets the shifts compile plain
 	if s > 0 && q.Round != RoundFloor {
 		add = 1 << (s - 1)
 		if q.Round == RoundHalfEven {
 			add, even = add-1, 1
 		}
 	}
-	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+	lo, hi = math.MinInt64, math.MaxInt64
 	if q.Clamp {
 		lo, hi = q.Lo, q.Hi
 	}
-	return bestRQ.rq(dst, stride, src, q.Pre, q.Mult, add, q.Post, s, even, lo, hi)
+	return add, even, s, lo, hi
 }
 
 // rqGeneric is RQRowStrided in Go: the formula above, branch-free, with

@@ -71,20 +71,9 @@ type TileRQ [TileRows * 8]int64
 // RQ64's bounds.
 func NewTileRQ(q *[TileRows]RQ64) *TileRQ {
 	var t TileRQ
-	for r, qr := range q {
-		s := qr.Shift & 63
-		var add, even int64
-		if s > 0 && qr.Round != RoundFloor {
-			add = 1 << (s - 1)
-			if qr.Round == RoundHalfEven {
-				add, even = add-1, 1
-			}
-		}
-		lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
-		if qr.Clamp {
-			lo, hi = qr.Lo, qr.Hi
-		}
-		copy(t[8*r:], []int64{qr.Pre, qr.Mult, add, even, qr.Post, lo, hi, int64(s)})
+	for r := range q {
+		add, even, s, lo, hi := q[r].formed()
+		copy(t[8*r:], []int64{q[r].Pre, q[r].Mult, add, even, q[r].Post, lo, hi, int64(s)})
 	}
 	return &t
 }

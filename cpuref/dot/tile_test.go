@@ -104,109 +104,46 @@ func tileRQCheck(t *testing.T, r *rand.Rand, what string, n int, sums [TileRows]
 // kernels) or a smaller one (the composed path), and checks both answers
 // come up.
 func TestTile16RQRandom(t *testing.T) {
-	cases := 100000
-	if testing.Short() || raceEnabled {
-		cases = 10000
-	}
-	forEachImpl(t, func(t *testing.T) {
-		r := rand.New(rand.NewPCG(9, 10))
-		fits := 0
-		for c := 0; c < cases; {
-			var o Operands
-			o.WLo, o.WHi = interval(r)
-			o.XLo, o.XHi = interval(r)
-			chunk, ok := Choose16(o)
-			if !ok {
-				continue
-			}
-			c++
-			if r.IntN(4) == 0 {
-				chunk = 1 + r.IntN(min(chunk, 8))
-			}
-			n := Block * r.IntN(16)
-			ntaps := r.IntN(20)
-			x := make([]int16, 2*n+2*r.IntN(40))
-			for i := range x {
-				x[i] = int16(draw(r, o.XLo, o.XHi))
-			}
-			off := make([]int32, ntaps)
-			for k := range off {
-				off[k] = 2 * int32(r.IntN((len(x)-2*n)/2+1))
-			}
-			w := make([]uint32, TileRows*ntaps)
-			var sums [TileRows][]int64
-			row := make([]uint32, ntaps)
-			for i := range TileRows {
-				for k := range row {
-					row[k] = Pair(int16(draw(r, o.WLo, o.WHi)), int16(draw(r, o.WLo, o.WHi)))
-					w[TileRows*k+i] = row[k]
-				}
-				sums[i] = make([]int64, n)
-				ref(sums[i], x, off, row)
-			}
-			taps, _ := NewTaps(off)
-			what := fmt.Sprintf("case %d (%+v, chunk %d, %d taps, %d columns)", c, o, chunk, ntaps, n)
-			if tileRQCheck(t, r, what, n, sums, func(dst []int8, ldb int, acc []int64, q *TileRQ) bool {
-				return Tile16RQ(dst, ldb, acc, n, x, taps, w, chunk, q)
-			}) {
-				fits++
-			}
-		}
-		if fits < cases/10 || fits > cases*9/10 {
-			t.Fatalf("%d of %d cases fitted: want both answers often", fits, cases)
-		}
-	})
+	forEachImpl(t, func(t *testing.T) { tileRQRandom(t, mac16, 9) })
 }
 
 // TestTile8RQRandom is TestTile16RQRandom for Tile8RQ, inside Choose8's
 // bounds.
 func TestTile8RQRandom(t *testing.T) {
+	forEachImpl8(t, func(t *testing.T) { tileRQRandom(t, mac8, 11) })
+}
+
+// tileRQRandom is TestTile16RQRandom for kernel k, its cases drawn from
+// seed.
+func tileRQRandom[E int16 | uint8](t *testing.T, k kernel[E], seed uint64) {
 	cases := 100000
 	if testing.Short() || raceEnabled {
 		cases = 10000
 	}
-	forEachImpl8(t, func(t *testing.T) {
-		r := rand.New(rand.NewPCG(11, 12))
-		fits := 0
-		for c := range cases {
-			var o Operands
-			o.WLo, o.WHi = interval8(r, false)
-			o.XLo, o.XHi = interval8(r, true)
-			chunk, _ := Choose8(o)
-			if r.IntN(4) == 0 {
-				chunk = 1 + r.IntN(min(chunk, 8))
-			}
-			n := Block * r.IntN(16)
-			ntaps := r.IntN(20)
-			x := make([]uint8, 4*n+4*r.IntN(40))
-			for i := range x {
-				x[i] = uint8(draw(r, o.XLo, o.XHi))
-			}
-			off := make([]int32, ntaps)
-			for k := range off {
-				off[k] = 4 * int32(r.IntN((len(x)-4*n)/4+1))
-			}
-			w := make([]uint32, TileRows*ntaps)
-			var sums [TileRows][]int64
-			row := make([]uint32, ntaps)
-			for i := range TileRows {
-				for k := range row {
-					row[k] = Quad(int8(draw(r, o.WLo, o.WHi)), int8(draw(r, o.WLo, o.WHi)), int8(draw(r, o.WLo, o.WHi)), int8(draw(r, o.WLo, o.WHi)))
-					w[TileRows*k+i] = row[k]
-				}
-				sums[i] = make([]int64, n)
-				ref8(sums[i], x, off, row)
-			}
-			taps, _ := NewTaps8(off)
-			what := fmt.Sprintf("case %d (%+v, chunk %d, %d taps, %d columns)", c, o, chunk, ntaps, n)
-			if tileRQCheck(t, r, what, n, sums, func(dst []int8, ldb int, acc []int64, q *TileRQ) bool {
-				return Tile8RQ(dst, ldb, acc, n, x, taps, w, chunk, q)
-			}) {
-				fits++
-			}
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	fits := 0
+	for c := 0; c < cases; {
+		rc, ok := k.newCase(r)
+		if !ok {
+			continue
 		}
-		if fits < cases/10 || fits > cases*9/10 {
-			t.Fatalf("%d of %d cases fitted: want both answers often", fits, cases)
+		c++
+		w := make([]uint32, TileRows*len(rc.off))
+		var sums [TileRows][]int64
+		for i, wi := range rc.ws {
+			for j, wj := range wi {
+				w[TileRows*j+i] = wj
+			}
+			sums[i] = make([]int64, rc.n)
+			k.ref(sums[i], rc.x, rc.off, wi)
 		}
-	})
+		if tileRQCheck(t, r, fmt.Sprintf("case %d (%s)", c, rc), rc.n, sums, func(dst []int8, ldb int, acc []int64, q *TileRQ) bool {
+			return k.tileRQ(dst, ldb, acc, rc.n, rc.x, rc.taps, w, rc.chunk, q)
+		}) {
+			fits++
+		}
+	}
+	if fits < cases/10 || fits > cases*9/10 {
+		t.Fatalf("%d of %d cases fitted: want both answers often", fits, cases)
+	}
 }

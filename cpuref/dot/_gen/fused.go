@@ -48,15 +48,7 @@ func fusedTiles() {
 	} {
 		TEXT(t.fn, NOSPLIT, fmt.Sprintf("func(dst *int8, ldb, n int, x *%s, off *int32, w *uint32, taps int, q *int64) bool", t.elem))
 		Doc(fmt.Sprintf("%s is tileRQ's kernel (tile.go) with %s and AVX512DQ: n columns, a multiple of Block; taps ≥ 1 entries in off, TileRows·taps in w, all in one chunk; q the rows' constants.", t.fn, t.s.name))
-		Load(Param("dst"), RDI)
-		Load(Param("ldb"), R12)
-		LEAQ(Mem{Base: R12, Index: R12, Scale: 2}, R13)
-		Load(Param("n"), RCX)
-		Load(Param("x"), RSI)
-		Load(Param("off"), R8)
-		Load(Param("w"), R9)
-		Load(Param("taps"), R10)
-		Load(Param("q"), R11)
+		tileArgs("dst", "ldb", 0, "q")
 		// Z24 = 128 in every lane, Z25 the noted failures.
 		VPTERNLOGQ(U8(0xff), Z24, Z24, Z24)
 		VPSRLQ(U8(63), Z24, Z24)
@@ -98,17 +90,7 @@ func fusedBlock(fn string, s isa, xs uint8, b int) {
 	XORQ(RBX, RBX)
 	MOVQ(R9, R14)
 	Label(l("tap"))
-	MOVLQSX(Mem{Base: R8, Index: RBX, Scale: 4}, RAX)
-	for row := range tileRows {
-		VPBROADCASTD(Mem{Base: R14, Disp: 4 * row}, s.vec(16+row))
-	}
-	for v := range nv {
-		x := s.vec(20 + v%2)
-		vload(s, Mem{Base: RSI, Index: RAX, Scale: xs, Disp: v * s.lane}, x)
-		for row := range tileRows {
-			s.mac(x, s.vec(16+row), s.vec(22+row%2), acc(v, row))
-		}
-	}
+	tapMACs(s, xs, nv, tileRegs{w: 16, x: 20, tmp: 22})
 	ADDQ(U8(16), R14)
 	INCQ(RBX)
 	CMPQ(RBX, R10)

@@ -45,16 +45,7 @@ func tiles() {
 	} {
 		TEXT(t.fn, NOSPLIT, fmt.Sprintf("func(acc *int64, ld, n int, x *%s, off *int32, w *uint32, taps, chunk int)", t.elem))
 		Doc(fmt.Sprintf("%s is Tile%s's loop (tile.go) with %s: n columns, a multiple of Block; taps entries in off, TileRows·taps in w; chunk ≥ 1.", t.fn, t.elem[len(t.elem)-2:], t.s.name))
-		Load(Param("acc"), RDI)
-		Load(Param("ld"), R12)
-		SHLQ(U8(3), R12)
-		LEAQ(Mem{Base: R12, Index: R12, Scale: 2}, R13)
-		Load(Param("n"), RCX)
-		Load(Param("x"), RSI)
-		Load(Param("off"), R8)
-		Load(Param("w"), R9)
-		Load(Param("taps"), R10)
-		Load(Param("chunk"), R11)
+		tileArgs("acc", "ld", 3, "chunk")
 		for _, b := range t.blocks {
 			s := t.s
 			if b == 8 && s.lane == 64 {
@@ -102,17 +93,7 @@ func tileBlock(fn string, s isa, xs uint8, b int, r tileRegs) {
 	SHLQ(U8(4), R14)
 	ADDQ(R9, R14)
 	Label(l("tap"))
-	MOVLQSX(Mem{Base: R8, Index: RBX, Scale: 4}, RAX)
-	for row := range tileRows {
-		VPBROADCASTD(Mem{Base: R14, Disp: 4 * row}, s.vec(r.w+row))
-	}
-	for v := range nv {
-		x := s.vec(r.x + v%2)
-		vload(s, Mem{Base: RSI, Index: RAX, Scale: xs, Disp: v * s.lane}, x)
-		for row := range tileRows {
-			s.mac(x, s.vec(r.w+row), s.vec(r.tmp+row%2), acc(v, row))
-		}
-	}
+	tapMACs(s, xs, nv, r)
 	ADDQ(U8(16), R14)
 	INCQ(RBX)
 	CMPQ(RBX, RDX)
@@ -130,6 +111,44 @@ func tileBlock(fn string, s isa, xs uint8, b int, r tileRegs) {
 	SUBQ(U32(b), RCX)
 	JMP(LabelRef(l("block")))
 	Label(l("next"))
+}
+
+// tileArgs loads a tile kernel's arguments into the registers the
+// kernels' doc names: out (acc or dst) into DI, its row stride ld into R12,
+// shifted left by shift (3: int64 rows), and three rows' stride into R13;
+// n, x, off, w and taps; and last (chunk, or the fused epilogue's q) into
+// R11.
+func tileArgs(out, ld string, shift uint8, last string) {
+	Load(Param(out), RDI)
+	Load(Param(ld), R12)
+	if shift > 0 {
+		SHLQ(U8(shift), R12)
+	}
+	LEAQ(Mem{Base: R12, Index: R12, Scale: 2}, R13)
+	Load(Param("n"), RCX)
+	Load(Param("x"), RSI)
+	Load(Param("off"), R8)
+	Load(Param("w"), R9)
+	Load(Param("taps"), R10)
+	Load(Param(last), R11)
+}
+
+// tapMACs adds tap BX (its offset at off, its TileRows weights at R14)
+// into the nv × TileRows accumulators of a block: the weights broadcast,
+// then each vector of the input's operands loaded once and multiplied
+// with all four.
+func tapMACs(s isa, xs uint8, nv int, r tileRegs) {
+	MOVLQSX(Mem{Base: R8, Index: RBX, Scale: 4}, RAX)
+	for row := range tileRows {
+		VPBROADCASTD(Mem{Base: R14, Disp: 4 * row}, s.vec(r.w+row))
+	}
+	for v := range nv {
+		x := s.vec(r.x + v%2)
+		vload(s, Mem{Base: RSI, Index: RAX, Scale: xs, Disp: v * s.lane}, x)
+		for row := range tileRows {
+			s.mac(x, s.vec(r.w+row), s.vec(r.tmp+row%2), s.vec(tileRows*v+row))
+		}
+	}
 }
 
 // vload loads a vector of s's width.

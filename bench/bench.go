@@ -205,7 +205,8 @@ type Slope struct {
 	R2          float64 `json:"r2"`
 }
 
-// Slopes fits every operator family with at least two sizes.
+// Slopes fits every operator family with at least two sizes of different
+// work (the imported network's pictures are all one size: nothing to fit).
 func Slopes(figs []Figure) []Slope {
 	type key struct{ op, fabric string }
 	xs, ys := map[key][]float64{}, map[key][]float64{}
@@ -223,7 +224,7 @@ func Slopes(figs []Figure) []Slope {
 	}
 	var out []Slope
 	for _, k := range order {
-		if len(xs[k]) < 2 {
+		if slices.Min(xs[k]) == slices.Max(xs[k]) {
 			continue
 		}
 		a, b := stat.LinearRegression(xs[k], ys[k], nil, false)

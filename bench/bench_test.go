@@ -39,7 +39,7 @@ func TestCasesLoadOnCPUAndMeetAcc32(t *testing.T) {
 	// Every benchmark graph must load on the CPU fabric and, so the GPU
 	// runs it too, meet acc32.
 	cpu := fabric.NewCPU()
-	for _, c := range Cases(true) {
+	for _, c := range mustCases(t, DefaultSweep(true)) {
 		if _, _, err := cpu.Load(c.Graph); err != nil {
 			t.Fatalf("%s: %v", c.Name(), err)
 		}
@@ -51,7 +51,7 @@ func TestCasesLoadOnCPUAndMeetAcc32(t *testing.T) {
 
 func TestConvMACCount(t *testing.T) {
 	// conv 3×3, 64→64 on 16×16: 64·16·16 outputs of 64·9 terms each.
-	for _, c := range Cases(true) {
+	for _, c := range mustCases(t, DefaultSweep(true)) {
 		if c.Name() == "conv3x3_16" && c.Work != 64*16*16*64*9 {
 			t.Fatalf("conv3x3_16 work %d", c.Work)
 		}
@@ -67,4 +67,14 @@ func TestDrawBar(t *testing.T) {
 	if got := b.String(); got[:33] != "\r[###############...............]" {
 		t.Fatalf("bar %q", got)
 	}
+}
+
+// mustCases is s.Cases(), failing t on an error.
+func mustCases(t testing.TB, s Sweep) []*Case {
+	t.Helper()
+	cs, err := s.Cases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
 }

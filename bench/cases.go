@@ -18,10 +18,21 @@ type Case struct {
 	// (Unit "elem") of one decode.
 	Work int64
 	Unit string
+	// Tag, when set, names the case in place of its size: the held-out
+	// picture an imported case decodes.
+	Tag string
+	// Float, when set, is the float model the case was imported from,
+	// which the float peer runs in place of a float twin.
+	Float *floatModel
 }
 
-// Name is the case's id, e.g. "conv3x3_64x64_128".
-func (c *Case) Name() string { return fmt.Sprintf("%s_%d", c.Op, c.Size) }
+// Name is the case's id, e.g. "conv3x3_128" or "tinycodec_chelsea".
+func (c *Case) Name() string {
+	if c.Tag != "" {
+		return c.Op + "_" + c.Tag
+	}
+	return fmt.Sprintf("%s_%d", c.Op, c.Size)
+}
 
 // i8 is the range every benchmark input and weight is drawn from: the i8
 // data of a learned codec's synthesis network.
@@ -132,16 +143,13 @@ func (b *builder) addInput() uint32 {
 	return idx
 }
 
-// Cases returns the operator sweeps and the whole-graph benchmark. quick
-// keeps every size small enough for a 2-core machine to finish in seconds.
-func Cases(quick bool) []*Case { return DefaultSweep(quick).Cases() }
-
 // Cases builds the sweep's cases, family by family in DefaultOps' order
 // and side by side, each from its own seed so that a family's data do not
 // depend on which others run. A case whose input or output would pass
 // §3's 2^26 elements per tensor is left out (conv_transpose doubles each
-// side, the synthesis network multiplies it by 16).
-func (s Sweep) Cases() []*Case {
+// side, the synthesis network multiplies it by 16). The imported network
+// comes last; an error is its import's.
+func (s Sweep) Cases() ([]*Case, error) {
 	var cs []*Case
 	for _, side := range s.Sides {
 		for i, op := range opFamilies {
@@ -165,7 +173,14 @@ func (s Sweep) Cases() []*Case {
 			}
 		}
 	}
-	return cs
+	if s.Wants(tinycodecOp) {
+		tc, err := tinycodecCases(s.TinycodecCrop)
+		if err != nil {
+			return nil, err
+		}
+		cs = append(cs, tc...)
+	}
+	return cs, nil
 }
 
 // maxElems is §3's cap on every tensor's elements.

@@ -66,13 +66,13 @@ func TestSweepBmshj(t *testing.T) {
 		t.Fatal("bmshj sides")
 	}
 	s := Sweep{SynthSides: []int{1}, BmshjSides: []int{1}, Ops: []string{"graph_synth4"}}
-	for _, c := range s.Cases() {
+	for _, c := range mustCases(t, s) {
 		if c.Op != "graph_synth4" {
 			t.Fatalf("case %s", c.Name())
 		}
 	}
 	s.Ops = []string{"bmshj2018"}
-	if cs := s.Cases(); len(cs) != 1 || cs[0].Name() != "bmshj2018_1" {
+	if cs := mustCases(t, s); len(cs) != 1 || cs[0].Name() != "bmshj2018_1" {
 		t.Fatalf("cases %v", cs)
 	}
 }
@@ -176,7 +176,7 @@ func TestOursPeakRSS(t *testing.T) {
 // TestNetPeerSkipsWithoutORT: without onnxruntime-node the float peer is
 // skipped with the reason and our figures are still taken.
 func TestNetPeerSkipsWithoutORT(t *testing.T) {
-	cs := Sweep{SynthSides: []int{1}, Ops: []string{"graph_synth4", "conv3x3"}, Sides: []int{4}}.Cases()
+	cs := mustCases(t, Sweep{SynthSides: []int{1}, Ops: []string{"graph_synth4", "conv3x3"}, Sides: []int{4}})
 	ps := RunNetPeers(t.TempDir(), cs, Options{Runs: 1, Budget: 1})
 	if len(ps) != len(threadCounts()) {
 		t.Fatalf("%d entries: %+v", len(ps), ps)
@@ -201,12 +201,16 @@ func TestFloatTwinOnORT(t *testing.T) {
 	}
 	for _, c := range []*Case{synthCase(1), bmshjCase(1)} {
 		dir := t.TempDir()
-		model, in, tw, err := writeTwin(dir, c, 1)
+		pm, err := writePeerModel(dir, c, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tw, err := twinOf(c)
 		if err != nil {
 			t.Fatal(err)
 		}
 		out := filepath.Join(dir, "y.f32")
-		if b, err := exec.Command("node", "peers/ort_net.js", model, in, out).CombinedOutput(); err != nil {
+		if b, err := exec.Command("node", "peers/ort_net.js", pm.model, pm.in, out).CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v: %s", c.Name(), err, b)
 		}
 		b, err := os.ReadFile(out)
@@ -306,7 +310,7 @@ func twinForward(tw *twin) []float64 {
 // and 64 + 4·64·64·9 + 4·(64·64 + 64) = 164 160 floats.
 func TestWritePeerDataNetwork(t *testing.T) {
 	dir := t.TempDir()
-	if err := WritePeerData(dir, Sweep{SynthSides: []int{1}, Ops: []string{"graph_synth4"}}.Cases(), 3); err != nil {
+	if err := WritePeerData(dir, mustCases(t, Sweep{SynthSides: []int{1}, Ops: []string{"graph_synth4"}}), 3); err != nil {
 		t.Fatal(err)
 	}
 	st, err := os.Stat(filepath.Join(dir, "graph_synth4_1.net.f32"))

@@ -99,7 +99,9 @@ func (r *Report) markdown() string {
 			fmt.Fprintf(&b, "| %s | %.3g |\n", x.Case, x.Ratio)
 		}
 	}
-	b.WriteString("\n## Cost against work (least squares over the size sweep)\n\n| op | fabric | ns per unit | intercept | R² |\n|---|---|---|---|---|\n")
+	if len(r.Slopes) > 0 {
+		b.WriteString("\n## Cost against work (least squares over the size sweep)\n\n| op | fabric | ns per unit | intercept | R² |\n|---|---|---|---|---|\n")
+	}
 	for _, s := range r.Slopes {
 		fmt.Fprintf(&b, "| %s | %s | %.4f | %s | %.3f |\n", s.Op, s.Fabric, s.NSPerUnit, dur(s.InterceptNS), s.R2)
 	}

@@ -22,6 +22,9 @@ type Sweep struct {
 	// BmshjSides are the bmshj2018 network's latent heights (its width is
 	// 3/2 of that: 32 is a 768×512 picture).
 	BmshjSides []int
+	// TinycodecCrop, when above 0, crops the imported network's held-out
+	// latents to their top-left TinycodecCrop×TinycodecCrop.
+	TinycodecCrop int
 	// Ops are the families to run (a family of opFamilies, "graph_synth4",
 	// or one of Apps' "int_synth" and "world"); empty means DefaultOps.
 	Ops []string
@@ -36,20 +39,22 @@ func DefaultOps() []string {
 			ops = append(ops, f.name)
 		}
 	}
-	return append(append(ops, networkOps...), "int_synth", "world")
+	return append(append(ops, networkOps...), tinycodecOp, "int_synth", "world")
 }
 
 // KnownOps are every family a Sweep can name.
 func KnownOps() []string { return append(DefaultOps(), "conv3x3_raw") }
 
 // DefaultSweep is the sweep of a plain `waiops bench`: sides 16 to 128,
-// the synthesis network from 4, 8 and 16, bmshj2018 from a 32×48 latent;
-// quick keeps 16, 32, 4, and bmshj2018 from a 1×1 latent (a 16×16
-// picture: the full one takes seconds a decode on 2 cores, and llvmpipe
-// seconds on even a 2×3 one).
+// the synthesis network from 4, 8 and 16, bmshj2018 from a 32×48 latent,
+// tinycodec's whole held-out latents; quick keeps 16, 32, 4, bmshj2018
+// from a 1×1 latent (a 16×16 picture: the full one takes seconds a decode
+// on 2 cores, and llvmpipe seconds on even a 2×3 one) and tinycodec's
+// latents cropped to 8×8 (a 64×64 picture: llvmpipe takes most of a
+// second on the whole 256×256 one).
 func DefaultSweep(quick bool) Sweep {
 	if quick {
-		return Sweep{Sides: []int{16, 32}, SynthSides: []int{4}, BmshjSides: []int{1}}
+		return Sweep{Sides: []int{16, 32}, SynthSides: []int{4}, BmshjSides: []int{1}, TinycodecCrop: 8}
 	}
 	return Sweep{Sides: []int{16, 32, 64, 128}, SynthSides: []int{4, 8, 16}, BmshjSides: []int{32}}
 }

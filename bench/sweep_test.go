@@ -36,7 +36,7 @@ func TestSweepFits(t *testing.T) {
 func TestSweepSelects(t *testing.T) {
 	s := Sweep{Sides: []int{4, 8}, SynthSides: []int{1}, Ops: []string{"conv3x3_raw", "convT3x3s2"}}
 	var names []string
-	for _, c := range s.Cases() {
+	for _, c := range mustCases(t, s) {
 		names = append(names, c.Name())
 	}
 	want := []string{"conv3x3_raw_4", "convT3x3s2_4", "conv3x3_raw_8", "convT3x3s2_8"}
@@ -77,7 +77,7 @@ func TestOutputsSHA256(t *testing.T) {
 // 64·64·9 weight bytes: 24 + 4096 + 36864; other cases give none.
 func TestWritePeerData(t *testing.T) {
 	dir := t.TempDir()
-	cs := Sweep{Sides: []int{8}, Ops: []string{"conv3x3_raw", "conv3x3"}}.Cases()
+	cs := mustCases(t, Sweep{Sides: []int{8}, Ops: []string{"conv3x3_raw", "conv3x3"}})
 	if err := WritePeerData(dir, cs, 5); err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,11 @@ import (
 // "/cpu-s", per second of the process's CPU time (on a shared machine, what
 // the code does with the cores it gets).
 func benchDecode(b *testing.B, s bench.Sweep) {
-	for _, c := range s.Cases() {
+	cs, err := s.Cases()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range cs {
 		b.Run(c.Name(), func(b *testing.B) {
 			p, _, err := cpuref.LoadBytes(c.Graph)
 			if err != nil {

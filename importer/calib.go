@@ -3,8 +3,10 @@ package importer
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -28,54 +30,69 @@ type Latent struct {
 // .npy file holds float32 or float64 whole numbers, or an integer dtype, of
 // shape [1, C, H, W] or [C, H, W]; a .json file is a §14.1 tensor.
 func ReadLatents(dir string) ([]Latent, error) {
-	ents, err := os.ReadDir(dir)
+	out, err := ReadLatentsFS(os.DirFS(dir), ".")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return out, nil
+}
+
+// ReadLatentsFS is ReadLatents on the directory dir of fsys (an embedded
+// example's, say).
+func ReadLatentsFS(fsys fs.FS, dir string) ([]Latent, error) {
+	ents, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return nil, err
 	}
 	var out []Latent
 	for _, e := range ents {
-		ext := strings.ToLower(filepath.Ext(e.Name()))
+		ext := strings.ToLower(path.Ext(e.Name()))
 		if e.IsDir() || (ext != ".npy" && ext != ".json") {
 			continue
 		}
-		t, err := ReadLatent(filepath.Join(dir, e.Name()))
+		t, err := readLatent(fsys, path.Join(dir, e.Name()))
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", e.Name(), err)
 		}
 		out = append(out, Latent{Name: e.Name(), T: t})
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s holds no .npy or .json latents", dir)
+		return nil, fmt.Errorf("no .npy or .json latents")
 	}
 	return out, nil
 }
 
 // ReadLatent reads one latent file (.npy or §14.1 tensor JSON).
-func ReadLatent(path string) (*tensor.T, error) {
-	st, err := os.Stat(path)
+func ReadLatent(file string) (*tensor.T, error) {
+	t, err := readLatent(os.DirFS(filepath.Dir(file)), filepath.Base(file))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return t, nil
+}
+
+// readLatent reads the latent file name of fsys, its size checked against
+// the cap before it is read.
+func readLatent(fsys fs.FS, name string) (*tensor.T, error) {
+	st, err := fs.Stat(fsys, name)
 	if err != nil {
 		return nil, err
 	}
 	if st.Size() > maxLatentFile {
-		return nil, fmt.Errorf("%s: %d bytes, over the cap of %d", path, st.Size(), maxLatentFile)
+		return nil, fmt.Errorf("%d bytes, over the cap of %d", st.Size(), maxLatentFile)
 	}
-	b, err := os.ReadFile(path)
+	b, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return nil, err
 	}
-	var t *tensor.T
-	if strings.EqualFold(filepath.Ext(path), ".json") {
-		var v any
-		if v, err = cjson.Unmarshal(b); err == nil {
-			t, err = tensor.FromJSON(v)
+	if strings.EqualFold(path.Ext(name), ".json") {
+		v, err := cjson.Unmarshal(b)
+		if err != nil {
+			return nil, err
 		}
-	} else {
-		t, err = parseNpy(b)
+		return tensor.FromJSON(v)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return t, nil
+	return parseNpy(b)
 }
 
 // parseNpy reads an .npy latent. Its shape is checked against the tensor

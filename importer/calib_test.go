@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // npyBytes writes an .npy file (format 1.0) by hand: the magic, the
@@ -67,5 +68,29 @@ func TestReadLatents(t *testing.T) {
 		if err != nil || !slices.Equal(got.Data, c.want) {
 			t.Errorf("%s: %v %v, want %v", c.name, got, err, c.want)
 		}
+	}
+}
+
+// TestReadLatentsFS: a directory of an fs.FS is read in name order, files
+// neither .npy nor .json and subdirectories (x.npy/) left out; a directory with no
+// latent is an error, as is a bad file, named.
+func TestReadLatentsFS(t *testing.T) {
+	fsys := fstest.MapFS{
+		"d/b.npy":       {Data: npyBytes("|i1", "(1, 1, 1)", []byte{2})},
+		"d/a.json":      {Data: []byte(`{"data":["1"],"shape":["1","1","1"]}`)},
+		"d/notes.txt":   {Data: []byte("x")},
+		"d/x.npy/c.npy": {Data: npyBytes("|i1", "(1, 1, 1)", []byte{3})},
+		"e/readme.txt":  {Data: []byte("x")},
+		"f/bad.npy":     {Data: npyBytes("<f4", "(1, 1, 1)", f32s(0.5))},
+	}
+	got, err := ReadLatentsFS(fsys, "d")
+	if err != nil || len(got) != 2 || got[0].Name != "a.json" || got[0].T.Data[0] != 1 || got[1].Name != "b.npy" || got[1].T.Data[0] != 2 {
+		t.Fatalf("%+v %v", got, err)
+	}
+	if _, err := ReadLatentsFS(fsys, "e"); err == nil || !strings.Contains(err.Error(), "no .npy or .json latents") {
+		t.Fatalf("no latents: %v", err)
+	}
+	if _, err := ReadLatentsFS(fsys, "f"); err == nil || !strings.Contains(err.Error(), "bad.npy: ") || !strings.Contains(err.Error(), "not a whole number") {
+		t.Fatalf("bad file: %v", err)
 	}
 }

@@ -21,6 +21,11 @@ type Options struct {
 	Role    string          // the graph's name in the certificate; "g_s" when empty
 }
 
+// Defaults are an import's choices where none is made (`waiops import`
+// with no --acts, --weights or --profile): i16 activations and weights,
+// acc32.
+var Defaults = Options{Acts: 16, Weights: 16, Profile: certify.Acc32}
+
 // Result is an imported, certified graph.
 type Result struct {
 	Graph       []byte // WHG1

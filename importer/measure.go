@@ -45,7 +45,6 @@ func (r *Result) Measure(held []Latent) ([]OutputError, []LayerError, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("the probe graph does not load: %w", err)
 	}
-	type acc struct{ se, max, n, differ, peak float64 }
 	outs := make([]acc, len(r.Outputs))
 	lays := make([]acc, len(r.Layers))
 	for _, h := range held {
@@ -58,27 +57,7 @@ func (r *Result) Measure(held []Latent) ([]OutputError, []LayerError, error) {
 			return nil, nil, fmt.Errorf("held-out input %s: %w", h.Name, err)
 		}
 		for k, o := range r.Outputs {
-			a := &outs[k]
-			f := vals[o.value]
-			for i, v := range got[k].Data {
-				want := f.d[i] / o.Scale // in integer units
-				if o.Image {
-					// The float codec's picture: its output clamped to [0, 1].
-					want = min(max(want, 0), 255)
-				}
-				d := math.Abs(float64(v) + o.Offset - want)
-				if o.Image {
-					a.peak = 255
-				} else {
-					a.peak = max(a.peak, math.Abs(want))
-				}
-				a.se += d * d
-				a.max = max(a.max, d)
-				a.n++
-				if float64(v) != math.Round(min(max(want-o.Offset, float64(o.Lo)), float64(o.Hi))) {
-					a.differ++
-				}
-			}
+			outs[k].add(o, got[k].Data, vals[o.value].d)
 		}
 		for k, l := range r.Layers {
 			a := &lays[k]
@@ -97,24 +76,65 @@ func (r *Result) Measure(held []Latent) ([]OutputError, []LayerError, error) {
 			a.peak = l.Range
 		}
 	}
-	psnr := func(a acc) float64 {
-		if a.se == 0 {
-			return math.Inf(1)
-		}
-		return 10 * math.Log10(a.peak*a.peak/(a.se/a.n))
-	}
 	var oe []OutputError
 	for k, o := range r.Outputs {
-		a := outs[k]
-		scale := o.Scale
-		if o.Image {
-			scale = 1
-		}
-		oe = append(oe, OutputError{Name: o.Name, PSNR: psnr(a), MaxAbs: a.max * scale, Differ: a.differ / max(a.n, 1)})
+		oe = append(oe, outs[k].result(o))
 	}
 	var le []LayerError
 	for k, l := range r.Layers {
-		le = append(le, LayerError{Node: l.Node, Op: l.Op, PSNR: psnr(lays[k]), MaxAbs: lays[k].max})
+		le = append(le, LayerError{Node: l.Node, Op: l.Op, PSNR: lays[k].psnr(), MaxAbs: lays[k].max})
 	}
 	return oe, le, nil
+}
+
+// acc gathers an output's or a layer's error over held-out inputs.
+type acc struct{ se, max, n, differ, peak float64 }
+
+// add compares one exact decode of output o with the float model's output
+// on the same input, sample by sample.
+func (a *acc) add(o OutputInfo, exact []int64, float []float64) {
+	for i, v := range exact {
+		want := float[i] / o.Scale // in integer units
+		if o.Image {
+			// The float codec's picture: its output clamped to [0, 1].
+			want = min(max(want, 0), 255)
+		}
+		d := math.Abs(float64(v) + o.Offset - want)
+		if o.Image {
+			a.peak = 255
+		} else {
+			a.peak = max(a.peak, math.Abs(want))
+		}
+		a.se += d * d
+		a.max = max(a.max, d)
+		a.n++
+		if float64(v) != math.Round(min(max(want-o.Offset, float64(o.Lo)), float64(o.Hi))) {
+			a.differ++
+		}
+	}
+}
+
+func (a acc) psnr() float64 {
+	if a.se == 0 {
+		return math.Inf(1)
+	}
+	return 10 * math.Log10(a.peak*a.peak/(a.se/a.n))
+}
+
+// result is output o's error over the decodes added.
+func (a acc) result(o OutputInfo) OutputError {
+	scale := o.Scale
+	if o.Image {
+		scale = 1
+	}
+	return OutputError{Name: o.Name, PSNR: a.psnr(), MaxAbs: a.max * scale, Differ: a.differ / max(a.n, 1)}
+}
+
+// Error compares one exact decode of output o with a float decode of the
+// same model on the same input (ONNX Runtime's, say), as Measure does with
+// the importer's own float evaluator.
+func (o OutputInfo) Error(exact []int64, float []float64) OutputError {
+	var a acc
+	a.add(o, exact, float)
+	return a.result(o)
 }

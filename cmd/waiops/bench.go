@@ -89,7 +89,10 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		opt.Budget = *budget
 	}
 	opt.Split = *split
-	cases := sweep.Cases()
+	cases, err := sweep.Cases()
+	if err != nil {
+		return fail(err, stderr)
+	}
 	if *peerData != "" {
 		if err := bench.WritePeerData(*peerData, cases, opt.Runs); err != nil {
 			return fail(err, stderr)

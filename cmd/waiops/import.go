@@ -27,9 +27,9 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	held := fs.String("held", "", "the directory of held-out latents the report measures on (default: the calibration latents)")
 	out := fs.String("out", "", "the graph to write (default MODEL.whg1 beside the model); the certificate goes to G.cert.json")
 	report := fs.String("report", "", "write report.md, report.json and layers.png into this directory")
-	acts := fs.String("acts", "i16", "activation width: i8 or i16")
+	acts := fs.String("acts", fmt.Sprintf("i%d", importer.Defaults.Acts), "activation width: i8 or i16")
 	weights := fs.String("weights", "", "weight width: i8 or i16 (default: the activations')")
-	profile := fs.String("profile", "acc32", "the profile the certificate must meet: acc32 or acc64")
+	profile := fs.String("profile", string(importer.Defaults.Profile), "the profile the certificate must meet: acc32 or acc64")
 	pos, ok := positionals(fs, args, 1, func() bool { return *calib != "" })
 	if !ok {
 		return 2

@@ -73,36 +73,26 @@ func BenchmarkConv3x3_64x64_128_i8(b *testing.B) {
 }
 
 // abFused runs run with the tiles' fused epilogue and without it
-// (fuseTiles), and fused with every channel in one group instead of
-// groups whose weights stay in L1 (weightL1 = 0, "flat"), one after the
-// other in every iteration, so that all see the same moments of a shared
-// machine, and reports for each the MAC/s of its fastest run
-// ("fused-MAC/s", "unfused-MAC/s", "flat-MAC/s": the figure least
+// (fuseTiles), one after the other in every iteration, so that both see
+// the same moments of a shared machine, and reports for each the MAC/s of
+// its fastest run ("fused-MAC/s", "unfused-MAC/s": the figure least
 // disturbed by other jobs) and of its median run, macs a run.
 func abFused(b *testing.B, macs int, run func() error) {
-	l1 := weightL1
-	defer func() { fuseTiles, weightL1 = true, l1 }()
-	type config struct {
-		name  string
-		fused bool
-		l1    int
-	}
-	configs := []config{{"fused", true, l1}, {"unfused", false, l1}, {"flat", true, 0}}
-	ts := map[string][]time.Duration{}
+	defer func() { fuseTiles = true }()
+	ts := map[bool][]time.Duration{}
 	for b.Loop() {
-		for _, c := range configs {
-			fuseTiles, weightL1 = c.fused, c.l1
+		for _, f := range []bool{true, false} {
+			fuseTiles = f
 			t0 := time.Now()
 			if err := run(); err != nil {
 				b.Fatal(err)
 			}
-			ts[c.name] = append(ts[c.name], time.Since(t0))
+			ts[f] = append(ts[f], time.Since(t0))
 		}
 	}
-	for _, c := range configs {
-		t := ts[c.name]
-		slices.Sort(t)
-		b.ReportMetric(float64(macs)/t[0].Seconds(), c.name+"-MAC/s")
-		b.ReportMetric(float64(macs)/t[len(t)/2].Seconds(), c.name+"-median-MAC/s")
+	for f, name := range map[bool]string{true: "fused", false: "unfused"} {
+		slices.Sort(ts[f])
+		b.ReportMetric(float64(macs)/ts[f][0].Seconds(), name+"-MAC/s")
+		b.ReportMetric(float64(macs)/ts[f][len(ts[f])/2].Seconds(), name+"-median-MAC/s")
 	}
 }

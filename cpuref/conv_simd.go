@@ -494,7 +494,7 @@ func (fs *fusedStore) tile(o int) *dot.TileRQ {
 // every job's in turn, so that jobs writing the same output row (the
 // phases of one row residue) write it while it is in cache.
 func simdPacked[E int16 | uint8](f *laneForm[E], pk *packed[E], jobs []simdJob, y0, y1 int) error {
-	cout := int(jobs[0].k.p.Cout)
+	cout, sh := int(jobs[0].k.p.Cout), int(jobs[0].k.p.SH)
 	ns := make([]int, len(jobs))
 	work := 0
 	for j, jb := range jobs {
@@ -502,23 +502,36 @@ func simdPacked[E int16 | uint8](f *laneForm[E], pk *packed[E], jobs []simdJob, 
 		work += jb.lw.ntap * f.per * ns[j]
 	}
 	// Each row goes in blocks of simdCols columns, each block through every
-	// output channel of a group before the next, so the block's input stays
-	// in cache; the groups (blockChannels) go through bands of blockRows
-	// rows, so a group's packed weights stay in L1 through a band and the
-	// band's input in L2 through every group.
-	gc := blockChannels(jobs)
+	// output channel before the next, so the block's input stays in cache.
 	do := func(o0, o1, r0, r1 int) error {
 		accs, bytes := make([][]int64, len(jobs)), make([][]int8, len(jobs))
 		for j, jb := range jobs {
-			accs[j] = make([]int64, (min(gc, o1-o0)+dot.TileRows-1)*ns[j]) // past a group: a short last tile's scratch rows
+			accs[j] = make([]int64, (o1-o0+dot.TileRows-1)*ns[j]) // past o1: a short last tile's scratch rows
 			if jb.fused != nil && jb.fused.put8 != nil {
-				bytes[j] = make([]int8, min(gc, o1-o0)*ns[j])
+				bytes[j] = make([]int8, (o1-o0)*ns[j])
 			}
 		}
-		for b0 := r0; b0 < r1; b0 += blockRows {
-			for g0 := o0; g0 < o1; g0 += gc {
-				if err := bandRows(f, pk, jobs, ns, accs, bytes, g0, min(g0+gc, o1), b0, min(b0+blockRows, r1)); err != nil {
+		for oy := r0; oy < r1; oy++ {
+			xs := pk.data[oy*sh*pk.rowLen:]
+			for j, jb := range jobs {
+				if err := jobRow(&jb, f, accs[j], bytes[j], xs, ns[j], o0, o1, oy); err != nil {
 					return err
+				}
+			}
+			for o := o0; o < o1; o++ {
+				for j, jb := range jobs {
+					if jb.fused.tile(o) != nil { // jobRow formed its bytes
+						if jb.fused.put8 == nil {
+							continue // and stored them
+						}
+						if err := jb.fused.put8(o, oy, bytes[j][(o-o0)*ns[j]:][:jb.wo]); err != nil {
+							return err
+						}
+						continue
+					}
+					if err := jb.put(o, oy, accs[j][(o-o0)*ns[j]:][:jb.wo]); err != nil {
+						return err
+					}
 				}
 			}
 		}
@@ -532,62 +545,6 @@ func simdPacked[E int16 | uint8](f *laneForm[E], pk *packed[E], jobs []simdJob, 
 		return parallelRows(0, (cout+t-1)/t, (y1-y0)*t*work, func(a, b int) error { return do(a*t, min(b*t, cout), y0, y1) })
 	}
 	return parallelRows(y0, y1, cout*work, func(a, b int) error { return do(0, cout, a, b) })
-}
-
-// blockRows is the rows of a band (simdPacked): 8 output rows of a 3×3
-// conv over 64 channels at 128 columns read about 170 KB of packed input,
-// which stays in a 2 MB L2 cache while each channel group reads it.
-const blockRows = 8
-
-// weightL1 is the bytes of packed weights a channel group of simdPacked
-// streams through every column block of a band: with the block's input
-// (about 25 KB, simdCols) they stay in a 48 KB L1 cache. 0 takes every
-// channel as one group (benchmarks compare the two).
-var weightL1 = 16 << 10
-
-// blockChannels is the channels of a group: as many whole tiles as
-// weightL1 holds of every job's weights, at least one tile.
-func blockChannels(jobs []simdJob) int {
-	per := 0 // bytes a channel's weights take in every job
-	for _, jb := range jobs {
-		per += 4 * jb.lw.ntap
-	}
-	if weightL1 == 0 || per == 0 {
-		return int(jobs[0].k.p.Cout)
-	}
-	return max(1, weightL1/(dot.TileRows*per)) * dot.TileRows
-}
-
-// bandRows computes rows [r0, r1) of channels [o0, o1) of each job, o0 a
-// multiple of dot.TileRows, into accs and bytes (simdPacked's), and hands
-// each job's rows to its put or its fused store.
-func bandRows[E int16 | uint8](f *laneForm[E], pk *packed[E], jobs []simdJob, ns []int, accs [][]int64, bytes [][]int8, o0, o1, r0, r1 int) error {
-	sh := int(jobs[0].k.p.SH)
-	for oy := r0; oy < r1; oy++ {
-		xs := pk.data[oy*sh*pk.rowLen:]
-		for j, jb := range jobs {
-			if err := jobRow(&jb, f, accs[j], bytes[j], xs, ns[j], o0, o1, oy); err != nil {
-				return err
-			}
-		}
-		for o := o0; o < o1; o++ {
-			for j, jb := range jobs {
-				if jb.fused.tile(o) != nil { // jobRow formed its bytes
-					if jb.fused.put8 == nil {
-						continue // and stored them
-					}
-					if err := jb.fused.put8(o, oy, bytes[j][(o-o0)*ns[j]:][:jb.wo]); err != nil {
-						return err
-					}
-					continue
-				}
-				if err := jb.put(o, oy, accs[j][(o-o0)*ns[j]:][:jb.wo]); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
 }
 
 // unfused computes row oy of the fused tile at o as an unfused one, its

@@ -491,17 +491,14 @@ func narrowedLike(t *testing.T, what string, wide *tensor.T, werr error, out val
 	return true
 }
 
-// TestConvBlocks runs a conv whose channel groups, row bands and column
-// blocks all end short (simdPacked's blocking: 22 output channels in
-// groups of 4 or 8 channels, so the last group is 2 channels of a short
-// tile or 6; 19 rows in bands of 8; 70 or 72 columns in blocks of 64) on
-// the dot kernels and compares it with convExact: into int64 rows through
-// put (i8 and u8 inputs: Mac16 and, where simd8 is on, Mac8), and at i8
-// width through the fused store (Wo = 72, a multiple of dot.Block).
+// TestConvBlocks runs a conv whose tiles, rows and column blocks end
+// short (22 output channels: a last tile of 2 channels; 13 input channels:
+// a last pair with a zero partner; 70 or 72 columns: blocks of 64 and 8)
+// on the dot kernels and compares it with convExact: into int64 rows
+// through put (i8 and u8 inputs: Mac16 and, where simd8 is on, Mac8), and
+// at i8 width through the fused store (Wo = 72, a multiple of dot.Block).
 func TestConvBlocks(t *testing.T) {
 	onEachMac(t, func(t *testing.T, eight bool) {
-		saved := weightL1
-		defer func() { weightL1 = saved }()
 		r := rand.New(rand.NewPCG(65, 66))
 		const cin, cout, H = 13, 22, 19
 		p := &whg1.Conv{Cout: cout, KH: 3, KW: 3, SH: 1, SW: 1, PH: 1, PW: 1, Groups: 1,
@@ -511,39 +508,32 @@ func TestConvBlocks(t *testing.T) {
 			p.W[i] = atEnds(r, -128, 127)
 		}
 		k := newConv(p, cin)
-		// A channel's pairs take 7·9 taps of 4 bytes: 252 bytes, 1008 a tile.
-		for _, c := range []struct{ l1, gc int }{{1, 4}, {2016, 8}, {2015, 4}, {0, cout}} {
-			weightL1 = c.l1
-			if got := blockChannels([]simdJob{{k: k, lw: &k.w16.pairs}}); got != c.gc {
-				t.Fatalf("weightL1 %d: groups of %d channels, want %d", c.l1, got, c.gc)
-			}
-			for _, W := range []int{70, 72} {
-				for _, xlo := range []int64{-128, 0} {
-					x := tensor.New(tensor.Shape{C: cin, H: H, W: W})
-					for i := range x.Data {
-						x.Data[i] = atEnds(r, xlo, 127)
-					}
-					what := fmt.Sprintf("weightL1 %d, %d columns, x from %d", c.l1, W, xlo)
-					got, want := like(cout, H, W), like(cout, H, W)
-					noErr(t, what, convExact(k, x, want))
-					noErr(t, what, k.run(x, got))
-					if !slices.Equal(got.Data, want.Data) {
-						t.Fatalf("%s: got %v, want %v", what, got.Data, want.Data)
-					}
-					if W%dot.Block != 0 {
-						continue
-					}
-					xs := make([]int8, len(x.Data))
-					for i, v := range x.Data {
-						xs[i] = int8(v)
-					}
-					out := val{T: &tensor.T{Shape: want.Shape}, i8: make([]int8, len(want.Data))}
-					if k.fusedStore(out, 0) == nil {
-						t.Fatalf("%s: no fused store", what)
-					}
-					if !narrowedLike(t, what, want, nil, out, k.runVal(val{T: &tensor.T{Shape: x.Shape}, i8: xs}, out)) {
-						t.Fatalf("%s: the output does not fit i8", what)
-					}
+		for _, W := range []int{70, 72} {
+			for _, xlo := range []int64{-128, 0} {
+				x := tensor.New(tensor.Shape{C: cin, H: H, W: W})
+				for i := range x.Data {
+					x.Data[i] = atEnds(r, xlo, 127)
+				}
+				what := fmt.Sprintf("%d columns, x from %d", W, xlo)
+				got, want := like(cout, H, W), like(cout, H, W)
+				noErr(t, what, convExact(k, x, want))
+				noErr(t, what, k.run(x, got))
+				if !slices.Equal(got.Data, want.Data) {
+					t.Fatalf("%s: got %v, want %v", what, got.Data, want.Data)
+				}
+				if W%dot.Block != 0 {
+					continue
+				}
+				xs := make([]int8, len(x.Data))
+				for i, v := range x.Data {
+					xs[i] = int8(v)
+				}
+				out := val{T: &tensor.T{Shape: want.Shape}, i8: make([]int8, len(want.Data))}
+				if k.fusedStore(out, 0) == nil {
+					t.Fatalf("%s: no fused store", what)
+				}
+				if !narrowedLike(t, what, want, nil, out, k.runVal(val{T: &tensor.T{Shape: x.Shape}, i8: xs}, out)) {
+					t.Fatalf("%s: the output does not fit i8", what)
 				}
 			}
 		}

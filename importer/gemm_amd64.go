@@ -1,0 +1,71 @@
+package importer
+
+import "golang.org/x/sys/cpu"
+
+// The FMA GEMM: A packed in panels of gemmMR rows, B in panels of gemmNR
+// columns, and a register-tiled kernel (gemm_amd64.s) that keeps a
+// gemmMR×gemmNR block of C in twelve AVX2 registers across the whole k
+// loop, where gonum's axpy loads and stores C at every step. Each product
+// is a float64 fused multiply-add: still float64 arithmetic, rounded once
+// a term instead of twice, summed over k in order.
+const (
+	gemmMR = 6  // rows of a C block
+	gemmNR = 8  // columns of a C block: two AVX2 registers
+	gemmNC = 64 // columns one task packs and computes
+)
+
+// haveFMA is whether this CPU has AVX2 and FMA, read once.
+var haveFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// gemmKernel sets the gemmMR×gemmNR block c (row-major, contiguous) to
+// the sum over k of a's column times b's row: a is k groups of gemmMR
+// values (a panel's rows at one k), b k groups of gemmNR.
+//
+//go:noescape
+func gemmKernel(k int, a, b, c *float64)
+
+// gemmFMA is gemm on the FMA kernel; it reports false, doing nothing,
+// where the CPU has none (or k is 0, which gonum's handles).
+func gemmFMA(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) bool {
+	if !haveFMA || k == 0 || m == 0 || n == 0 {
+		return false
+	}
+	// A's panels: panel t holds rows t·MR … t·MR+MR−1, k-major, the rows
+	// past m zero.
+	mt := (m + gemmMR - 1) / gemmMR
+	ap := make([]float64, mt*k*gemmMR)
+	parallel(mt, func(t int) {
+		p := ap[t*k*gemmMR:][:k*gemmMR]
+		for r := range min(gemmMR, m-t*gemmMR) {
+			for l, v := range a[(t*gemmMR+r)*lda:][:k] {
+				p[l*gemmMR+r] = v
+			}
+		}
+	})
+	// Each task packs gemmNC columns of B (its panels k-major, the
+	// columns past n zero) and computes those columns of C, panel of A by
+	// panel: the A panel stays in L1 across the task's B panels.
+	parallel((n+gemmNC-1)/gemmNC, func(t int) {
+		j0 := t * gemmNC
+		w := min(gemmNC, n-j0)
+		tiles := (w + gemmNR - 1) / gemmNR
+		bp := make([]float64, tiles*k*gemmNR)
+		for l := range k {
+			for j, v := range b[l*ldb+j0:][:w] {
+				bp[(j/gemmNR*k+l)*gemmNR+j%gemmNR] = v
+			}
+		}
+		var blk [gemmMR * gemmNR]float64
+		for it := range mt {
+			rows := min(gemmMR, m-it*gemmMR)
+			for jt := range tiles {
+				gemmKernel(k, &ap[it*k*gemmMR], &bp[jt*k*gemmNR], &blk[0])
+				cols := min(gemmNR, w-jt*gemmNR)
+				for r := range rows {
+					copy(c[(it*gemmMR+r)*ldc+j0+jt*gemmNR:][:cols], blk[r*gemmNR:][:cols])
+				}
+			}
+		}
+	})
+	return true
+}

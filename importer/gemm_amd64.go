@@ -17,12 +17,12 @@ const (
 // haveFMA is whether this CPU has AVX2 and FMA, read once.
 var haveFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
-// gemmKernel sets the gemmMR×gemmNR block c (row-major, contiguous) to
-// the sum over k of a's column times b's row: a is k groups of gemmMR
-// values (a panel's rows at one k), b k groups of gemmNR.
+// gemmKernel sets the gemmMR×gemmNR block at c (rows ldc apart) to the
+// sum over k of a's column times b's row: a is k groups of gemmMR values
+// (a panel's rows at one k), b k groups of gemmNR.
 //
 //go:noescape
-func gemmKernel(k int, a, b, c *float64)
+func gemmKernel(k int, a, b, c *float64, ldc int)
 
 // gemmFMA is gemm on the FMA kernel; it reports false, doing nothing,
 // where the CPU has none (or k is 0, which gonum's handles).
@@ -55,14 +55,23 @@ func gemmFMA(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float6
 				bp[(j/gemmNR*k+l)*gemmNR+j%gemmNR] = v
 			}
 		}
+		// A block of C wholly inside it is written in place; one at its
+		// edge goes through blk.
 		var blk [gemmMR * gemmNR]float64
 		for it := range mt {
 			rows := min(gemmMR, m-it*gemmMR)
 			for jt := range tiles {
-				gemmKernel(k, &ap[it*k*gemmMR], &bp[jt*k*gemmNR], &blk[0])
+				a, b := &ap[it*k*gemmMR], &bp[jt*k*gemmNR]
+				at := it*gemmMR*ldc + j0 + jt*gemmNR
 				cols := min(gemmNR, w-jt*gemmNR)
+				if rows == gemmMR && cols == gemmNR {
+					_ = c[at+(gemmMR-1)*ldc+gemmNR-1] // the block's last element is in c
+					gemmKernel(k, a, b, &c[at], ldc)
+					continue
+				}
+				gemmKernel(k, a, b, &blk[0], gemmNR)
 				for r := range rows {
-					copy(c[(it*gemmMR+r)*ldc+j0+jt*gemmNR:][:cols], blk[r*gemmNR:][:cols])
+					copy(c[at+r*ldc:][:cols], blk[r*gemmNR:][:cols])
 				}
 			}
 		}

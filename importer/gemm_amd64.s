@@ -1,14 +1,16 @@
 #include "textflag.h"
 
-// func gemmKernel(k int, a, b, c *float64)
+// func gemmKernel(k int, a, b, c *float64, ldc int)
 // Y0–Y11 hold the 6×8 block of C, row r in Y(2r) (columns 0–3) and
 // Y(2r+1) (columns 4–7). Each step loads b's 8 values into Y12, Y13,
 // broadcasts each of a's 6 values and adds its products: 12 FMAs.
-TEXT ·gemmKernel(SB), NOSPLIT, $0-32
+TEXT ·gemmKernel(SB), NOSPLIT, $0-40
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $3, R8
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
 	VXORPD Y2, Y2, Y2
@@ -53,15 +55,20 @@ loop:
 store:
 	VMOVUPD Y0, (DX)
 	VMOVUPD Y1, 32(DX)
-	VMOVUPD Y2, 64(DX)
-	VMOVUPD Y3, 96(DX)
-	VMOVUPD Y4, 128(DX)
-	VMOVUPD Y5, 160(DX)
-	VMOVUPD Y6, 192(DX)
-	VMOVUPD Y7, 224(DX)
-	VMOVUPD Y8, 256(DX)
-	VMOVUPD Y9, 288(DX)
-	VMOVUPD Y10, 320(DX)
-	VMOVUPD Y11, 352(DX)
+	ADDQ R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+	ADDQ R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD Y5, 32(DX)
+	ADDQ R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	ADDQ R8, DX
+	VMOVUPD Y8, (DX)
+	VMOVUPD Y9, 32(DX)
+	ADDQ R8, DX
+	VMOVUPD Y10, (DX)
+	VMOVUPD Y11, 32(DX)
 	VZEROUPPER
 	RET

@@ -52,3 +52,61 @@ func TestGemm(t *testing.T) {
 		}
 	}
 }
+
+// TestConvTChunks: a conv_transpose with cout·taps = 1024·9 rows takes
+// gemmChunk/9216 = 910 input positions a GEMM, so a 2×40×40 input goes in
+// two chunks, the second from the middle of row 22. Whole-number weights,
+// bias and inputs make every sum exact in float64, in any order, so the
+// evaluator's output equals the scatter written out, bit for bit.
+func TestConvTChunks(t *testing.T) {
+	const cin, cout, side = 2, 1024, 40
+	r := rand.New(rand.NewPCG(9, 10))
+	l := &layer{kind: kConvT, cout: cout, kh: 3, kw: 3, sh: 2, sw: 2, ph: 1, pw: 1, oph: 1, opw: 1,
+		w: make([]float64, cin*cout*9), b: make([]float64, cout)}
+	for i := range l.w {
+		l.w[i] = float64(r.IntN(7) - 3)
+	}
+	for i := range l.b {
+		l.b[i] = float64(r.IntN(5) - 2)
+	}
+	x := newF(cin, side, side)
+	for i := range x.d {
+		x.d[i] = float64(r.IntN(9) - 4)
+	}
+	if n := gemmChunk / (cout * 9); n != 910 || side*side <= n || n%side == 0 {
+		t.Fatalf("the chunk is %d positions: the test wants two, the second from mid-row", n)
+	}
+	got, err := l.convT(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const o = 2 * side // (40 − 1)·2 − 2 + 3 + 1
+	want := make([]float64, cout*o*o)
+	for co := range cout {
+		for i := range o * o {
+			want[co*o*o+i] = l.b[co]
+		}
+		for ci := range cin {
+			for u := range side {
+				for v := range side {
+					for i := range 3 {
+						for j := range 3 {
+							y, z := 2*u+i-1, 2*v+j-1
+							if y >= 0 && y < o && z >= 0 && z < o {
+								want[(co*o+y)*o+z] += x.d[(ci*side+u)*side+v] * l.w[((ci*cout+co)*3+i)*3+j]
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if got.c != cout || got.h != o || got.w != o {
+		t.Fatalf("output %d×%d×%d", got.c, got.h, got.w)
+	}
+	for i := range want {
+		if got.d[i] != want[i] {
+			t.Fatalf("element %d: %v, want %v", i, got.d[i], want[i])
+		}
+	}
+}

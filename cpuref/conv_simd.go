@@ -576,7 +576,11 @@ func jobRow[E int16 | uint8](jb *simdJob, f *laneForm[E], acc []int64, b8 []int8
 	if k.og == 1 {
 		cols = n // no two channels read the same input: whole rows a call
 	}
-	clear(acc)
+	for o := o0; o < o1; o++ {
+		if jb.fused.tile(o) == nil { // a fused tile's rows of acc are scratch
+			clear(acc[(o-o0)*n:][:n])
+		}
+	}
 	for c0 := 0; c0 < n; c0 += cols {
 		cols := min(cols, n-c0)
 		for o := o0; o < o1; o++ {

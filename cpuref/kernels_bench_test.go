@@ -130,3 +130,25 @@ func BenchmarkDepthwise3x3_64_128(b *testing.B) {
 	}
 	report(b, c*9*n*n, "MAC/s")
 }
+
+// BenchmarkConvT5x5s2_128x128_64x96_i8 is bmshj2018's widest layer shape
+// at a quarter of its rows (conv_transpose 5×5, stride 2, padding 2,
+// output padding 1, 128 → 128 channels, 64×96 input, 128×192 output) with
+// its input and output stored at i8 width, as a decode keeps them: its
+// phases' tiles store their bytes with the epilogue fused and through the
+// rq and narrow passes, alternately (abFused), in multiply-accumulates of
+// the scatter form per second.
+func BenchmarkConvT5x5s2_128x128_64x96_i8(b *testing.B) {
+	const c, h, w = 128, 64, 96
+	r := rand.New(rand.NewPCG(27, 28))
+	p := &whg1.ConvT{Cout: c, KH: 5, KW: 5, SH: 2, SW: 2, PH: 2, PW: 2, OPH: 1, OPW: 1,
+		RQ: whg1.RQ{SKind: 1, Shift: []uint8{16}}, W: benchI8(r, c*c*25)}
+	xs := make([]int8, c*h*w)
+	for i := range xs {
+		xs[i] = int8(r.IntN(256) - 128)
+	}
+	x := val{T: &tensor.T{Shape: tensor.Shape{C: c, H: h, W: w}}, i8: xs}
+	out := val{T: &tensor.T{Shape: tensor.Shape{C: c, H: 2 * h, W: 2 * w}}, i8: make([]int8, c*4*h*w)}
+	k := newConvT(p, c)
+	abFused(b, c*c*25*h*w, func() error { return k.runVal(x, out) })
+}

@@ -273,6 +273,11 @@ type Graph struct {
 // Fabric is the fabric that runs the graph now.
 func (g *Graph) Fabric() fabric.Choice { return fabricOf(g.g) }
 
+// Route is where Auto measured the graph to run for its last decode's
+// input size ("gpu (2.3× cpu)"), or "" where it did not measure (one
+// fabric runs the graph: see Fabric).
+func (g *Graph) Route() string { return g.g.Route() }
+
 // Decode runs one decode (§4): every data input in input-table order, and
 // the scalars. It carries no state, and is safe from several goroutines.
 func (g *Graph) Decode(inputs []*Tensor, scalars []int64) ([]*Tensor, error) {

@@ -13,6 +13,7 @@ package fabric
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/gpu"
@@ -100,6 +101,9 @@ type Options struct {
 	// is a software rasteriser (llvmpipe), which Auto otherwise leaves for
 	// the faster CPU reference. It is for testing the GL path.
 	SoftwareGL bool
+	// Notes is where Auto says which fabric a measured graph runs on
+	// ("fabric: gpu (2.3× cpu)", Measured); nil says nothing.
+	Notes io.Writer
 }
 
 // The conditions a loaded graph reports beside the specification's

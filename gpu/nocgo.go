@@ -42,5 +42,8 @@ func (*Program) DecodePlanned(*whg1.Planned) ([]*tensor.T, error) { return nil, 
 // Graph is nil: a build without cgo loads none.
 func (*Program) Graph() *whg1.Graph { return nil }
 
+// DeviceBytes is 0: without cgo no program holds device memory.
+func (*Program) DeviceBytes() int64 { return 0 }
+
 // Close does nothing.
 func (*Program) Close() error { return nil }

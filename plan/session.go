@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 
@@ -57,6 +58,9 @@ type Session struct {
 	cpu       fabric.Fabric // the acc64 fabric: the CPU reference, or the hybrid under Hybrid
 	maxGraphs int           // Options.MaxGraphs, DefaultMaxGraphs for 0
 
+	routes *fabric.Routes // under Auto with a hardware GPU: the measured routes (fabric.Measured)
+	notes  io.Writer      // Options.Notes
+
 	mu     sync.Mutex
 	gpu    fabric.Fabric // nil when no usable GL context, under Hybrid, and after a loss under Auto
 	note   string
@@ -107,6 +111,12 @@ func newSession(o fabric.Options, g fabric.Fabric, gerr error) (*Session, error)
 		s.note = softwareNote(g)
 	default:
 		s.gpu = g
+		// Auto measures where the GPU is hardware; a software
+		// rasteriser it uses only under SoftwareGL, which forces the GL
+		// path for testing, unmeasured.
+		if s.choice == fabric.Auto && softwareNote(g) == "" {
+			s.routes, s.notes = fabric.OpenRoutes(), o.Notes
+		}
 	}
 	return s, nil
 }
@@ -139,7 +149,19 @@ type Graph struct {
 	holds int
 }
 
-// Fabric is the fabric that runs the graph now.
+// Route is where Auto measured the graph to run for its last decode's
+// size class ("gpu (2.3× cpu)", fabric.Measured), or "" where Auto did not
+// measure it (one fabric runs it: no GPU, a graph outside acc32, another
+// choice, or after a loss).
+func (g *Graph) Route() string {
+	if m, ok := g.current().dec.(*fabric.Measured); ok {
+		return m.Route()
+	}
+	return ""
+}
+
+// Fabric is the fabric that runs the graph now (under Auto with a GPU, a
+// measured graph's GPU: Route says which fabric decodes it).
 func (g *Graph) Fabric() fabric.Fabric {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -232,10 +254,11 @@ func (s *Session) loadLocked(sum [32]byte, certified func() (*model, error), hol
 		}
 	}
 	f := s.cpu
+	measure := false // Auto measures an acc32 graph on both fabrics
 	if s.gpu != nil {
 		switch {
 		case m.cert.Verdict.Meets(certify.Acc32):
-			f = s.gpu
+			f, measure = s.gpu, s.routes != nil
 		case s.choice == fabric.GPU:
 			return nil, nil, refusal.New(refusal.ModelMismatch, "the graph's verdict does not meet acc32, and the gpu fabric implements acc32 only; run it on the cpu fabric or auto")
 		}
@@ -250,6 +273,14 @@ func (s *Session) loadLocked(sum [32]byte, certified func() (*model, error), hol
 	dec, err := f.LoadCertified(m.g, m.cert)
 	if err != nil {
 		return nil, nil, err
+	}
+	if measure {
+		cpu, err := s.cpu.LoadCertified(m.g, m.cert)
+		if err != nil {
+			(&guarded{dec: dec}).close()
+			return nil, nil, err
+		}
+		dec = fabric.NewMeasured(dec, cpu, sum, f.Identity(), s.routes, s.notes)
 	}
 	g := &Graph{Model: m.g, s: s, key: key, cert: m.cert, fab: f, dec: &guarded{dec: dec}}
 	if hold {

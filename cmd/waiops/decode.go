@@ -21,7 +21,7 @@ func init() {
 // openDecoder opens the decoder API for a --fabric choice; any note on
 // why a fabric is not used goes to stderr.
 func openDecoder(choice string, stderr io.Writer) (*decoder.Decoder, error) {
-	d, err := decoder.Open(fabric.Options{Fabric: fabric.Choice(choice)})
+	d, err := decoder.Open(fabric.Options{Fabric: fabric.Choice(choice), Notes: stderr})
 	if err != nil {
 		return nil, err
 	}

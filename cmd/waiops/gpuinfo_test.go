@@ -3,15 +3,22 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/waiops/waiops/fabric"
+	"github.com/waiops/waiops/whg1"
 )
 
 // TestGPUInfo: with a GL context, `waiops gpu info` prints one JSON object
 // whose identity is the fabric's and whose features list extensions;
-// without one it says why on stderr and exits 1. A positional argument is a usage error.
+// without one it says why on stderr and exits 1. With a graph it gives the
+// device memory the graph holds: a relu of 3 × 2 × 4 declared elements has
+// no parameters (0 bytes loaded) and keeps its input and output, 24 words
+// each, after a decode. Two positionals are a usage
+// error.
 func TestGPUInfo(t *testing.T) {
 	var so, se bytes.Buffer
 	rc := dispatch([]string{"gpu", "info"}, &so, &se)
@@ -33,7 +40,28 @@ func TestGPUInfo(t *testing.T) {
 	if got.Identity["fabric"] != "gpu" || got.Identity["renderer"] != want["renderer"] || len(got.Features.Extensions) == 0 {
 		t.Fatalf("gpu info %+v", got)
 	}
-	if rc := dispatch([]string{"gpu", "info", "extra"}, &so, &se); rc != 2 {
-		t.Fatalf("gpu info extra: exit %d, want 2", rc)
+	g := &whg1.Graph{
+		Tensors: []whg1.Tensor{{Channels: 3, Exponent: whg1.NoExponent, Policy: whg1.Clamp, Lo: -5, Hi: 5}, {Channels: 3, Exponent: whg1.NoExponent}},
+		Inputs:  []whg1.Input{{Tensor: 0, MaxH: 2, MaxW: 4}},
+		Outputs: []uint32{1},
+		Ops:     []whg1.Op{{Code: whg1.OpRelu, In: []uint32{0}, Out: []uint32{1}}},
+	}
+	path := filepath.Join(t.TempDir(), "relu.whg1")
+	if err := os.WriteFile(path, whg1.Encode(g), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	so.Reset()
+	if rc := dispatch([]string{"gpu", "info", path}, &so, &se); rc != 0 {
+		t.Fatalf("gpu info GRAPH: exit %d: %s", rc, se.String())
+	}
+	got = gpuInfo{}
+	if err := json.Unmarshal(so.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if m := got.Graph; m == nil || m.LoadedBytes != 0 || m.DecodedBytes == nil || *m.DecodedBytes != 2*4*24 {
+		t.Fatalf("gpu info GRAPH: %+v", got.Graph)
+	}
+	if rc := dispatch([]string{"gpu", "info", path, "extra"}, &so, &se); rc != 2 {
+		t.Fatalf("gpu info GRAPH extra: exit %d, want 2", rc)
 	}
 }

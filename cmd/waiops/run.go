@@ -52,7 +52,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(fmt.Errorf("%s: %v", *inPath, err), stderr)
 	}
-	sess, err := plan.NewSession(fabric.Options{Fabric: choice})
+	sess, err := plan.NewSession(fabric.Options{Fabric: choice, Notes: stderr})
 	if err != nil {
 		return fail(err, stderr)
 	}

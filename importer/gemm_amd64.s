@@ -1,10 +1,10 @@
 #include "textflag.h"
 
-// func gemmKernel(k int, a, b, c *float64, ldc int)
+// func gemmKernel8(k int, a, b, c *float64, ldc int)
 // Y0–Y11 hold the 6×8 block of C, row r in Y(2r) (columns 0–3) and
 // Y(2r+1) (columns 4–7). Each step loads b's 8 values into Y12, Y13,
 // broadcasts each of a's 6 values and adds its products: 12 FMAs.
-TEXT ·gemmKernel(SB), NOSPLIT, $0-40
+TEXT ·gemmKernel8(SB), NOSPLIT, $0-40
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -24,9 +24,9 @@ TEXT ·gemmKernel(SB), NOSPLIT, $0-40
 	VXORPD Y10, Y10, Y10
 	VXORPD Y11, Y11, Y11
 	TESTQ CX, CX
-	JZ store
+	JZ store8
 
-loop:
+loop8:
 	VMOVUPD (DI), Y12
 	VMOVUPD 32(DI), Y13
 	VBROADCASTSD (SI), Y14
@@ -50,9 +50,9 @@ loop:
 	ADDQ $48, SI
 	ADDQ $64, DI
 	DECQ CX
-	JNZ loop
+	JNZ loop8
 
-store:
+store8:
 	VMOVUPD Y0, (DX)
 	VMOVUPD Y1, 32(DX)
 	ADDQ R8, DX
@@ -70,5 +70,78 @@ store:
 	ADDQ R8, DX
 	VMOVUPD Y10, (DX)
 	VMOVUPD Y11, 32(DX)
+	VZEROUPPER
+	RET
+
+// func gemmKernel16(k int, a, b, c *float64, ldc int)
+// gemmKernel8 widened to AVX-512: Z0–Z11 hold the 6×16 block of C, row r in
+// Z(2r) (columns 0–7) and Z(2r+1) (columns 8–15); b's 16 values a step
+// go to Z12, Z13.
+TEXT ·gemmKernel16(SB), NOSPLIT, $0-40
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $3, R8
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	VPXORQ Z8, Z8, Z8
+	VPXORQ Z9, Z9, Z9
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	TESTQ CX, CX
+	JZ store16
+
+loop16:
+	VMOVUPD (DI), Z12
+	VMOVUPD 64(DI), Z13
+	VBROADCASTSD (SI), Z14
+	VFMADD231PD Z12, Z14, Z0
+	VFMADD231PD Z13, Z14, Z1
+	VBROADCASTSD 8(SI), Z15
+	VFMADD231PD Z12, Z15, Z2
+	VFMADD231PD Z13, Z15, Z3
+	VBROADCASTSD 16(SI), Z14
+	VFMADD231PD Z12, Z14, Z4
+	VFMADD231PD Z13, Z14, Z5
+	VBROADCASTSD 24(SI), Z15
+	VFMADD231PD Z12, Z15, Z6
+	VFMADD231PD Z13, Z15, Z7
+	VBROADCASTSD 32(SI), Z14
+	VFMADD231PD Z12, Z14, Z8
+	VFMADD231PD Z13, Z14, Z9
+	VBROADCASTSD 40(SI), Z15
+	VFMADD231PD Z12, Z15, Z10
+	VFMADD231PD Z13, Z15, Z11
+	ADDQ $48, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ loop16
+
+store16:
+	VMOVUPD Z0, (DX)
+	VMOVUPD Z1, 64(DX)
+	ADDQ R8, DX
+	VMOVUPD Z2, (DX)
+	VMOVUPD Z3, 64(DX)
+	ADDQ R8, DX
+	VMOVUPD Z4, (DX)
+	VMOVUPD Z5, 64(DX)
+	ADDQ R8, DX
+	VMOVUPD Z6, (DX)
+	VMOVUPD Z7, 64(DX)
+	ADDQ R8, DX
+	VMOVUPD Z8, (DX)
+	VMOVUPD Z9, 64(DX)
+	ADDQ R8, DX
+	VMOVUPD Z10, (DX)
+	VMOVUPD Z11, 64(DX)
 	VZEROUPPER
 	RET

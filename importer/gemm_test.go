@@ -11,8 +11,11 @@ import (
 // and 1, and strides wider than the rows; what lies past each row of c
 // is left alone. Where the FMA kernel runs (haveFMA on amd64) every
 // element is bit for bit Σ_l fma(a[i][l], b[l][j], ·) in order of l from 0;
-// gonum's, elsewhere, to 1e-12 of the terms' magnitude.
-func TestGemm(t *testing.T) {
+// gonum's, elsewhere, to 1e-12 of the terms' magnitude. Each FMA kernel
+// this CPU runs is tried (forEachKernel).
+func TestGemm(t *testing.T) { forEachKernel(t, testGemm) }
+
+func testGemm(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, s := range []struct{ m, n, k int }{
 		{1, 1, 1}, {6, 8, 3}, {7, 9, 5}, {13, 70, 17}, {5, 3, 0}, {48, 129, 128}, {3200, 65, 2}, {2, 200, 1},

@@ -73,26 +73,33 @@ func BenchmarkConv3x3_64x64_128_i8(b *testing.B) {
 }
 
 // abFused runs run with the tiles' fused epilogue and without it
-// (fuseTiles), one after the other in every iteration, so that both see
-// the same moments of a shared machine, and reports for each the MAC/s of
-// its fastest run ("fused-MAC/s", "unfused-MAC/s": the figure least
+// (fuseTiles), and fused with the work split among goroutines by output
+// channel instead of by row (rowSplit off, "channels"), one after the
+// other in every iteration, so that all see the same moments of a shared
+// machine, and reports for each the MAC/s of its fastest run
+// ("fused-MAC/s", "unfused-MAC/s", "channels-MAC/s": the figure least
 // disturbed by other jobs) and of its median run, macs a run.
 func abFused(b *testing.B, macs int, run func() error) {
-	defer func() { fuseTiles = true }()
-	ts := map[bool][]time.Duration{}
+	defer func() { fuseTiles, rowSplit = true, true }()
+	configs := []struct {
+		name         string
+		fused, split bool
+	}{{"fused", true, true}, {"unfused", false, true}, {"channels", true, false}}
+	ts := map[string][]time.Duration{}
 	for b.Loop() {
-		for _, f := range []bool{true, false} {
-			fuseTiles = f
+		for _, c := range configs {
+			fuseTiles, rowSplit = c.fused, c.split
 			t0 := time.Now()
 			if err := run(); err != nil {
 				b.Fatal(err)
 			}
-			ts[f] = append(ts[f], time.Since(t0))
+			ts[c.name] = append(ts[c.name], time.Since(t0))
 		}
 	}
-	for f, name := range map[bool]string{true: "fused", false: "unfused"} {
-		slices.Sort(ts[f])
-		b.ReportMetric(float64(macs)/ts[f][0].Seconds(), name+"-MAC/s")
-		b.ReportMetric(float64(macs)/ts[f][len(ts[f])/2].Seconds(), name+"-median-MAC/s")
+	for _, c := range configs {
+		t := ts[c.name]
+		slices.Sort(t)
+		b.ReportMetric(float64(macs)/t[0].Seconds(), c.name+"-MAC/s")
+		b.ReportMetric(float64(macs)/t[len(t)/2].Seconds(), c.name+"-median-MAC/s")
 	}
 }

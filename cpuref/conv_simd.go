@@ -24,6 +24,10 @@ var (
 	// themselves (fusedStore); tests and benchmarks turn it off to run and
 	// time the unfused epilogue.
 	fuseTiles = true
+	// rowSplit says whether simdPacked parts a conv's work among
+	// goroutines by output row where every goroutine gets several rows;
+	// benchmarks turn it off to time the split by output channel beside it.
+	rowSplit = true
 )
 
 // laneForm is one of dot's operand forms: per channels' values side by
@@ -537,10 +541,15 @@ func simdPacked[E int16 | uint8](f *laneForm[E], pk *packed[E], jobs []simdJob, 
 		}
 		return nil
 	}
-	// By channel only where every goroutine gets several, and in whole
-	// tiles of dot.TileRows channels: a split of a few channels is uneven,
-	// and one that parts a tile runs its channels on Mac16 alone.
-	if cout >= 8*runtime.GOMAXPROCS(0) {
+	// By row where every goroutine gets several: each then reads only its
+	// rows of the packed input (2.2 MB for 64 channels at 128², more than
+	// a core's L2) and all the weights (74 KB), and ran 5 to 15 % faster
+	// at 2 threads than the split by channel (docs/bench/cpu-kernels.md).
+	// Else by channel only where every goroutine gets several, and in
+	// whole tiles of dot.TileRows channels: a split of a few channels is
+	// uneven, and one that parts a tile runs its channels on Mac16 alone.
+	procs := runtime.GOMAXPROCS(0)
+	if (!rowSplit || y1-y0 < 8*procs) && cout >= 8*procs {
 		const t = dot.TileRows
 		return parallelRows(0, (cout+t-1)/t, (y1-y0)*t*work, func(a, b int) error { return do(a*t, min(b*t, cout), y0, y1) })
 	}

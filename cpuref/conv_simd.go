@@ -388,10 +388,11 @@ const simdCols = 64
 // simdRows computes output rows [y0, y1) of every output channel in form f
 // with weights lw, chunk taps to a 32-bit lane, and hands each row of
 // exact sums to put. It returns false, having computed nothing, when the
-// input does not pack (pack). The work is split by output channel across
-// goroutines (§6: outputs partitioned across threads), or by row when
-// there are fewer than 8 channels a goroutine (simdPacked); each goroutine writes only its
-// own channels' (or rows') outputs and its own accumulators.
+// input does not pack (pack). The work is split by row across goroutines
+// (§6: outputs partitioned across threads), or by output channel when
+// there are fewer than 8 rows and at least 8 channels a goroutine
+// (simdPacked); each goroutine writes only its own rows' (or channels')
+// outputs and its own accumulators.
 func simdRows[E int16 | uint8](k *convKernel, f *laneForm[E], lw *laneWeights, x val, chunk, Wo, y0, y1 int, put rowSink, fs *fusedStore) (bool, error) {
 	pk, ok := pack(k, f, x, Wo)
 	if !ok {

@@ -31,8 +31,8 @@ func TestDecodeFrame(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The frame's buffer, and the decode's input and output kept in the
-	// program's pool.
-	before += 2
+	// program's pool, and the input's staging buffer.
+	before += 3
 	if got := LiveObjects().Buffers; got != before+1 {
 		t.Errorf("%d buffers live with the frame, want %d", got, before+1)
 	}

@@ -28,6 +28,9 @@ type Split struct {
 	ReadbackBytes int64 `json:"readback_bytes"`
 	ReadbackNS    int64 `json:"readback_ns"`
 	ReadbackGPUNS int64 `json:"readback_gpu_ns"`
+	// IOElems is the elements of the graph's inputs and outputs, which
+	// cross at their certified widths (UploadBytes, ReadbackBytes).
+	IOElems int64 `json:"io_elems"`
 	// Shaders splits Dispatches and KernelNS by shader, in first-dispatch order.
 	Shaders []ShaderTime `json:"shaders"`
 	// DeviceBytes is the device memory the program holds after the
@@ -48,7 +51,8 @@ type ShaderTime struct {
 }
 
 // HostNS is the part of TotalNS outside every GL call timed: input
-// policies, int64↔int32 conversions, Go.
+// policies, packing the inputs from int64 and widening the outputs to it,
+// Go.
 func (s Split) HostNS() int64 {
 	return s.TotalNS - s.UploadNS - s.AllocNS - s.DispatchNS - s.WaitNS - s.ReadbackNS
 }

@@ -1,0 +1,77 @@
+//go:build cgo
+
+package gpu
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/waiops/waiops/tensor"
+	"github.com/waiops/waiops/whg1"
+)
+
+// TestWireWidths: graph inputs and outputs cross at i8, i16 and i32 and
+// come back exact, through persistent mapped staging buffers and through
+// glBufferSubData/glGetBufferSubData. clamp(lo, hi) over an input declared
+// [lo, hi] is the identity, so each output is its input, hand-checked at
+// the ends of the range; add of two such inputs crosses out one width up
+// (i8 + i8 → i16). Counts of 7 and 27 elements leave part words.
+func TestWireWidths(t *testing.T) {
+	d := openDevice(t)
+	var mapped bool
+	if err := d.th.call(func() error { mapped = d.mapStaging; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	defer d.th.call(func() error { d.mapStaging = mapped; return nil })
+	for _, m := range []bool{mapped, false} {
+		d.th.call(func() error { d.mapStaging = m; return nil })
+		for _, c := range []struct {
+			lo, hi int64
+			w      int
+		}{{-128, 127, 1}, {-32768, 32767, 2}, {-1 << 31, 1<<31 - 1, 4}, {0, 255, 2}} {
+			for _, s := range []tensor.Shape{{C: 1, H: 1, W: 7}, {C: 3, H: 3, W: 3}, {C: 1, H: 1, W: 1}} {
+				name := fmt.Sprintf("mapped %v [%d, %d] %v", m, c.lo, c.hi, s)
+				g := oneOp(whg1.OpClamp, &whg1.ClampParams{Lo: c.lo, Hi: c.hi}, []in{{c: uint32(s.C), lo: c.lo, hi: c.hi, h: s.H, w: s.W}}, uint32(s.C))
+				p, err := d.Load(whg1.Encode(g))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.inW[0] != c.w || p.outW[0] != c.w {
+					t.Errorf("%s: widths %d, %d, want %d", name, p.inW[0], p.outW[0], c.w)
+				}
+				x := tensor.New(s)
+				ends := []int64{c.lo, c.hi, -1, 0, 1, c.lo + 1, c.hi - 1}
+				for i := range x.Data {
+					x.Data[i] = min(max(ends[i%len(ends)]+int64(i/len(ends)), c.lo), c.hi)
+				}
+				for round := range 2 { // the second reuses the staging buffers
+					out, err := p.Decode([]*tensor.T{x}, nil)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					if !slices.Equal(out[0].Data, x.Data) {
+						t.Fatalf("%s round %d: %v, want %v", name, round, out[0].Data, x.Data)
+					}
+				}
+				p.Close()
+			}
+		}
+		// i8 + i8 → [-256, 254], out at i16; the ends hand-computed.
+		ins := []in{{1, -128, 127, 1, 5}, {1, -128, 127, 1, 5}}
+		p, err := d.Load(whg1.Encode(oneOp(whg1.OpAdd, nil, ins, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.inW[0] != 1 || p.outW[0] != 2 {
+			t.Errorf("add: widths %d, %d, want 1, 2", p.inW[0], p.outW[0])
+		}
+		a := &tensor.T{Shape: tensor.Shape{C: 1, H: 1, W: 5}, Data: []int64{-128, 127, -128, 127, 0}}
+		b := &tensor.T{Shape: a.Shape, Data: []int64{-128, 127, 127, -1, -1}}
+		out, err := p.Decode([]*tensor.T{a, b}, nil)
+		if err != nil || !slices.Equal(out[0].Data, []int64{-256, 254, -1, 126, -1}) {
+			t.Errorf("mapped %v add: %v, %v", m, out, err)
+		}
+		p.Close()
+	}
+}

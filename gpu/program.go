@@ -18,18 +18,18 @@ import (
 // parameters live on the device from Load until Close. It implements
 // whg1.Decoder; decodes through one Program are serialised on the GL thread.
 type Program struct {
-	d      *Device
-	g      *whg1.Graph
-	ops    []prepared
-	prm    []*buffer  // each operator's parameter array, nil where it has none
-	drop   [][]uint32 // the tensors freed once each operator has run (whg1.Graph.Drops)
-	pool   pool       // the tensors' buffers, kept between decodes
+	d    *Device
+	g    *whg1.Graph
+	ops  []prepared
+	prm  []*buffer  // each operator's parameter array, nil where it has none
+	drop [][]uint32 // the tensors freed once each operator has run (whg1.Graph.Drops)
+	pool pool       // the tensors' buffers, kept between decodes
 	// inW and outW are each graph input's and output's wire width in
 	// bytes (wire.go), from the certificate; st holds their staging
 	// buffers.
 	inW, outW []int
 	st        stages
-	closed bool       // set by Close, on the GL thread
+	closed    bool // set by Close, on the GL thread
 	// held is the device memory the program holds (its parameters and
 	// its pool), in bytes, as of its last load or decode.
 	held atomic.Int64

@@ -16,7 +16,7 @@ import (
 // glBufferSubData/glGetBufferSubData. clamp(lo, hi) over an input declared
 // [lo, hi] is the identity, so each output is its input, hand-checked at
 // the ends of the range; add of two such inputs crosses out one width up
-// (i8 + i8 → i16). Counts of 7 and 27 elements leave part words.
+// (i8 + i8 → i16). Counts of 1, 7, 35 and 9 elements leave part words.
 func TestWireWidths(t *testing.T) {
 	d := openDevice(t)
 	var mapped bool
@@ -30,16 +30,18 @@ func TestWireWidths(t *testing.T) {
 			lo, hi int64
 			w      int
 		}{{-128, 127, 1}, {-32768, 32767, 2}, {-1 << 31, 1<<31 - 1, 4}, {0, 255, 2}} {
-			for _, s := range []tensor.Shape{{C: 1, H: 1, W: 7}, {C: 3, H: 3, W: 3}, {C: 1, H: 1, W: 1}} {
+			// One program decodes growing sizes, then a smaller one: its
+			// staging buffers grow, then serve again.
+			g := oneOp(whg1.OpClamp, &whg1.ClampParams{Lo: c.lo, Hi: c.hi}, []in{{c: 1, lo: c.lo, hi: c.hi, h: 5, w: 7}}, 1)
+			p, err := d.Load(whg1.Encode(g))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.inW[0] != c.w || p.outW[0] != c.w {
+				t.Errorf("[%d, %d]: widths %d, %d, want %d", c.lo, c.hi, p.inW[0], p.outW[0], c.w)
+			}
+			for _, s := range []tensor.Shape{{C: 1, H: 1, W: 1}, {C: 1, H: 1, W: 7}, {C: 1, H: 5, W: 7}, {C: 1, H: 3, W: 3}} {
 				name := fmt.Sprintf("mapped %v [%d, %d] %v", m, c.lo, c.hi, s)
-				g := oneOp(whg1.OpClamp, &whg1.ClampParams{Lo: c.lo, Hi: c.hi}, []in{{c: uint32(s.C), lo: c.lo, hi: c.hi, h: s.H, w: s.W}}, uint32(s.C))
-				p, err := d.Load(whg1.Encode(g))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if p.inW[0] != c.w || p.outW[0] != c.w {
-					t.Errorf("%s: widths %d, %d, want %d", name, p.inW[0], p.outW[0], c.w)
-				}
 				x := tensor.New(s)
 				ends := []int64{c.lo, c.hi, -1, 0, 1, c.lo + 1, c.hi - 1}
 				for i := range x.Data {
@@ -54,8 +56,8 @@ func TestWireWidths(t *testing.T) {
 						t.Fatalf("%s round %d: %v, want %v", name, round, out[0].Data, x.Data)
 					}
 				}
-				p.Close()
 			}
+			p.Close()
 		}
 		// i8 + i8 → [-256, 254], out at i16; the ends hand-computed.
 		ins := []in{{1, -128, 127, 1, 5}, {1, -128, 127, 1, 5}}

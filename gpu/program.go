@@ -27,7 +27,7 @@ type Program struct {
 	// inW and outW are each graph input's and output's wire width in
 	// bytes (wire.go), from the certificate; st holds their staging
 	// buffers.
-	inW, outW []int
+	inW, outW []wire
 	st        stages
 	closed    bool // set by Close, on the GL thread
 	// held is the device memory the program holds (its parameters and
@@ -101,10 +101,10 @@ func (d *Device) LoadCertified(g *whg1.Graph, cert *certify.Certificate) (*Progr
 	p.drop = g.Drops()
 	tb := cert.Graphs[0].Tensors
 	for _, in := range g.Inputs {
-		p.inW = append(p.inW, wireBytes(tb[in.Tensor]))
+		p.inW = append(p.inW, wireOf(tb[in.Tensor]))
 	}
 	for _, t := range g.Outputs {
-		p.outW = append(p.outW, wireBytes(tb[t]))
+		p.outW = append(p.outW, wireOf(tb[t]))
 	}
 	p.st = stages{in: make([]*buffer, len(g.Inputs)), out: make([]*buffer, len(g.Outputs))}
 	live.programs.Add(1)
@@ -204,7 +204,7 @@ func (p *Program) decodeOutputs(pl *whg1.Plan, inputs []*tensor.T) ([]*tensor.T,
 	err := p.decodePlanned(pl, inputs, func(_ *whg1.Plan, vals []*buffer) error {
 		for k, t := range g.Outputs {
 			n, w := pl.Shapes[t].Elems(), p.outW[k]
-			if err := d.pack(d.stage(&p.st.out[k], wireLen(n, w)/4), vals[t], n, w); err != nil {
+			if err := d.pack(d.stage(&p.st.out[k], w.len(n)/4), vals[t], n, w); err != nil {
 				return fmt.Errorf("output %d: %w", k, err)
 			}
 		}
@@ -216,7 +216,7 @@ func (p *Program) decodeOutputs(pl *whg1.Plan, inputs []*tensor.T) ([]*tensor.T,
 		for k, t := range g.Outputs {
 			o := tensor.New(pl.Shapes[t])
 			w := p.outW[k]
-			unpackInto(o.Data, d.get(p.st.out[k], wireLen(len(o.Data), w)), w)
+			unpackInto(o.Data, d.get(p.st.out[k], w.len(len(o.Data))), w)
 			res[k] = o
 		}
 		return nil
@@ -339,9 +339,9 @@ const policyRun = 1 << 16
 // w (wire.go), whole words. acc32: every input's declared range fits i32
 // (§7.2 condition 1), the policy has put every element in it, and w holds
 // its certified interval.
-func inputPolicy(g *whg1.Graph, i int, data []int64, w int) ([]byte, error) {
+func inputPolicy(g *whg1.Graph, i int, data []int64, w wire) ([]byte, error) {
 	rec := g.Inputs[i].Tensor
-	out := make([]byte, wireLen(len(data), w))
+	out := make([]byte, w.len(len(data)))
 	run := make([]int64, min(policyRun, len(data)))
 	for at := 0; at < len(data); at += policyRun {
 		part := run[:copy(run, data[at:])]

@@ -127,37 +127,41 @@ func copyWords(dst, src *buffer, n, chunk int) {
 }
 
 // widen fills the tensor buffer t (n elements) from the staging buffer s
-// holding them at w bytes each (wire.comp WIDEN; a copy at 4).
-func (d *Device) widen(t, s *buffer, n, w int) error {
+// holding them at width w (wire.comp WIDEN; a copy at i32).
+func (d *Device) widen(t, s *buffer, n int, w wire) error {
 	if n == 0 {
 		return nil
 	}
-	if w == 4 {
+	if w.bytes == 4 {
 		copyWords(t, s, n, 1<<d.lim.ChunkShift)
 		return nil
 	}
-	return d.elementwise(kernel{shader: "wire", defs: []string{"WIDEN", wireBits(w)}, in: []*buffer{s}, out: t}, n)
+	defs := []string{"WIDEN", wireBits(w)}
+	if w.unsigned {
+		defs = append(defs, "UNSIGNED")
+	}
+	return d.elementwise(kernel{shader: "wire", defs: defs, in: []*buffer{s}, out: t}, n)
 }
 
 // pack fills the staging buffer s with the tensor buffer t's n elements
-// at w bytes each (wire.comp; a copy at 4).
-func (d *Device) pack(s, t *buffer, n, w int) error {
+// at width w (wire.comp; a copy at i32).
+func (d *Device) pack(s, t *buffer, n int, w wire) error {
 	if n == 0 {
 		return nil
 	}
-	if w == 4 {
+	if w.bytes == 4 {
 		gl.MemoryBarrier(gl.BUFFER_UPDATE_BARRIER_BIT)
 		copyWords(s, t, n, 1<<d.lim.ChunkShift)
 		return nil
 	}
-	words := wireLen(n, w) / 4
+	words := w.len(n) / 4
 	k := kernel{shader: "wire", defs: []string{wireBits(w)}, in: []*buffer{t}, out: s, uni: map[string]int{"N": n}, groups: (words + localSize - 1) / localSize}
 	return d.dispatch(k)
 }
 
-// wireBits is wire.comp's B for w bytes.
-func wireBits(w int) string {
-	if w == 1 {
+// wireBits is wire.comp's B for width w.
+func wireBits(w wire) string {
+	if w.bytes == 1 {
 		return "B 8"
 	}
 	return "B 16"

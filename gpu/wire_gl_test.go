@@ -11,7 +11,7 @@ import (
 	"github.com/waiops/waiops/whg1"
 )
 
-// TestWireWidths: graph inputs and outputs cross at i8, i16 and i32 and
+// TestWireWidths: graph inputs and outputs cross at u8, i8, u16, i16 and i32 and
 // come back exact, through persistent mapped staging buffers and through
 // glBufferSubData/glGetBufferSubData. clamp(lo, hi) over an input declared
 // [lo, hi] is the identity, so each output is its input, hand-checked at
@@ -28,8 +28,8 @@ func TestWireWidths(t *testing.T) {
 		d.th.call(func() error { d.mapStaging = m; return nil })
 		for _, c := range []struct {
 			lo, hi int64
-			w      int
-		}{{-128, 127, 1}, {-32768, 32767, 2}, {-1 << 31, 1<<31 - 1, 4}, {0, 255, 2}} {
+			w      string
+		}{{-128, 127, "i8"}, {0, 255, "u8"}, {-32768, 32767, "i16"}, {0, 65535, "u16"}, {-1 << 31, 1<<31 - 1, "i32"}} {
 			// One program decodes growing sizes, then a smaller one: its
 			// staging buffers grow, then serve again.
 			g := oneOp(whg1.OpClamp, &whg1.ClampParams{Lo: c.lo, Hi: c.hi}, []in{{c: 1, lo: c.lo, hi: c.hi, h: 5, w: 7}}, 1)
@@ -37,8 +37,8 @@ func TestWireWidths(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.inW[0] != c.w || p.outW[0] != c.w {
-				t.Errorf("[%d, %d]: widths %d, %d, want %d", c.lo, c.hi, p.inW[0], p.outW[0], c.w)
+			if p.inW[0].String() != c.w || p.outW[0].String() != c.w {
+				t.Errorf("[%d, %d]: widths %s, %s, want %s", c.lo, c.hi, p.inW[0], p.outW[0], c.w)
 			}
 			for _, s := range []tensor.Shape{{C: 1, H: 1, W: 1}, {C: 1, H: 1, W: 7}, {C: 1, H: 5, W: 7}, {C: 1, H: 3, W: 3}} {
 				name := fmt.Sprintf("mapped %v [%d, %d] %v", m, c.lo, c.hi, s)
@@ -65,8 +65,8 @@ func TestWireWidths(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.inW[0] != 1 || p.outW[0] != 2 {
-			t.Errorf("add: widths %d, %d, want 1, 2", p.inW[0], p.outW[0])
+		if p.inW[0] != (wire{1, false}) || p.outW[0] != (wire{2, false}) {
+			t.Errorf("add: widths %s, %s, want i8, i16", p.inW[0], p.outW[0])
 		}
 		a := &tensor.T{Shape: tensor.Shape{C: 1, H: 1, W: 5}, Data: []int64{-128, 127, -128, 127, 0}}
 		b := &tensor.T{Shape: a.Shape, Data: []int64{-128, 127, 127, -1, -1}}

@@ -84,3 +84,40 @@ func TestPackRefuses(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkWire: the host's pass over a 512×512 output read back, per
+// element: widening u8 and i16 wire bytes to int64 (unpackInto) beside
+// the i32 words it replaced (one int32 → int64 conversion a word, from
+// a buffer four times the size); and packing an i8 input from int64
+// (packInto, its range check included).
+func BenchmarkWire(b *testing.B) {
+	const n = 512 * 512
+	dst := make([]int64, n)
+	for _, w := range []wire{{1, true}, {2, false}} {
+		src := make([]byte, w.len(n))
+		b.Run("unpack_"+w.String(), func(b *testing.B) {
+			b.SetBytes(n)
+			for range b.N {
+				unpackInto(dst, src, w)
+			}
+		})
+	}
+	words := make([]int32, n)
+	b.Run("widen_i32_words", func(b *testing.B) {
+		b.SetBytes(n)
+		for range b.N {
+			for i, v := range words {
+				dst[i] = int64(v)
+			}
+		}
+	})
+	packed := make([]byte, n)
+	b.Run("pack_i8", func(b *testing.B) {
+		b.SetBytes(n)
+		for range b.N {
+			if err := packInto(packed, 0, dst, wire{1, false}, "b"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

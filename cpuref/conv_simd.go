@@ -58,9 +58,10 @@ var (
 //
 // tile holds, for each o that starts a tile (tileOK), the rows of o to
 // o + dot.TileRows − 1 interleaved for Tile16 or Tile8 at tile[o·ntap:],
-// tap k of o + r at TileRows·k + r (entries of channels in no tile unused):
-// the weights packed once, at load, in the order the tile kernels read
-// them.
+// tap k of o + r at TileRows·k + r (entries of channels in no tile unused,
+// and zero weights for the rows past the last channel of a last tile that
+// has fewer than TileRows): the weights packed once, at load, in the
+// order the tile kernels read them.
 type laneWeights struct {
 	one, tile []uint32
 	ntap      int
@@ -85,12 +86,15 @@ type certified16 struct {
 	chunk int
 }
 
-// tileOK says whether channels o to o + dot.TileRows − 1 exist and share a
-// group, and so run as one Tile16 or Tile8 call at tile[o·ntap:]
-// (o a multiple of TileRows).
-func (k *convKernel) tileOK(o int) bool {
-	last := o + dot.TileRows - 1
-	return o%dot.TileRows == 0 && last < int(k.p.Cout) && o/k.og == last/k.og
+// tileOK says whether channels o to o + dot.TileRows − 1 share a group,
+// and so run as one Tile16 or Tile8 call at tile[o·ntap:] (o a multiple
+// of TileRows); the last tile may have from 2 to TileRows − 1 channels
+// (Cout = 3, as a synthesis network's last layer: the tile's other rows
+// are zero weights into scratch sums). full says it has all TileRows.
+func (k *convKernel) tileOK(o int) (ok, full bool) {
+	cout := int(k.p.Cout)
+	last := min(o+dot.TileRows, cout) - 1
+	return o%dot.TileRows == 0 && last > o && o/k.og == last/k.og, o+dot.TileRows <= cout
 }
 
 // newW16 packs p's weights, or returns nil when one does not fit i16.
@@ -139,11 +143,12 @@ func (k *convKernel) laneWeights(per int, word func(w []int64) uint32) laneWeigh
 			}
 		}
 	}
-	lw.tile = make([]uint32, len(lw.one))
-	for o := 0; o < int(p.Cout); o += dot.TileRows {
-		if k.tileOK(o) {
+	cout := int(p.Cout)
+	lw.tile = make([]uint32, (cout+dot.TileRows-1)/dot.TileRows*dot.TileRows*lw.ntap)
+	for o := 0; o < cout; o += dot.TileRows {
+		if ok, _ := k.tileOK(o); ok {
 			d := lw.tile[o*lw.ntap:][:dot.TileRows*lw.ntap]
-			for r := range dot.TileRows {
+			for r := range min(dot.TileRows, cout-o) {
 				for t, w := range lw.one[(o+r)*lw.ntap:][:lw.ntap] {
 					d[dot.TileRows*t+r] = w
 				}
@@ -454,8 +459,8 @@ func (k *convKernel) fusedTiles(B uint64, post *rowPost) []*dot.TileRQ {
 	r, cout := &k.p.RQ, int(k.p.Cout)
 	q := make([]*dot.TileRQ, (cout+dot.TileRows-1)/dot.TileRows)
 	for o := 0; o < cout; o += dot.TileRows {
-		if !k.tileOK(o) {
-			continue
+		if ok, full := k.tileOK(o); !ok || !full {
+			continue // a short last tile stores through put
 		}
 		var qs [dot.TileRows]dot.RQ64
 		ok := true
@@ -499,7 +504,7 @@ func simdPacked[E int16 | uint8](f *laneForm[E], pk *packed[E], jobs []simdJob, 
 	do := func(o0, o1, r0, r1 int) error {
 		accs, bytes := make([][]int64, len(jobs)), make([][]int8, len(jobs))
 		for j, jb := range jobs {
-			accs[j] = make([]int64, (o1-o0)*ns[j])
+			accs[j] = make([]int64, (o1-o0+dot.TileRows-1)*ns[j]) // past o1: a short last tile's scratch rows
 			if jb.fused != nil && jb.fused.put8 != nil {
 				bytes[j] = make([]int8, (o1-o0)*ns[j])
 			}
@@ -569,9 +574,10 @@ var errorFused = errors.New("cpuref: a fused tile's epilogue disagrees with the 
 // n columns a channel, from xs, the packed input at the row's first padded
 // row; the rows of fused tiles go into jb.fused's bytes instead, or into
 // b8 at n bytes a channel when it stores them through put8 (acc's rows
-// of those channels are then scratch).
+// of those channels are then scratch). acc has TileRows − 1 rows of
+// scratch past o1's for a short last tile.
 func jobRow[E int16 | uint8](jb *simdJob, f *laneForm[E], acc []int64, b8 []int8, xs []E, n, o0, o1, oy int) error {
-	k, nt, chunk := jb.k, jb.lw.ntap, jb.chunk
+	k, nt, chunk, cout := jb.k, jb.lw.ntap, jb.chunk, int(jb.k.p.Cout)
 	cols := simdCols
 	if k.og == 1 {
 		cols = n // no two channels read the same input: whole rows a call
@@ -581,6 +587,7 @@ func jobRow[E int16 | uint8](jb *simdJob, f *laneForm[E], acc []int64, b8 []int8
 			clear(acc[(o-o0)*n:][:n])
 		}
 	}
+	clear(acc[(o1-o0)*n:]) // a short last tile's scratch rows
 	for c0 := 0; c0 < n; c0 += cols {
 		cols := min(cols, n-c0)
 		for o := o0; o < o1; o++ {
@@ -601,7 +608,7 @@ func jobRow[E int16 | uint8](jb *simdJob, f *laneForm[E], acc []int64, b8 []int8
 				continue
 			}
 			var ok bool
-			if o+dot.TileRows <= o1 && k.tileOK(o) { // TileRows channels, one read of x
+			if tile, _ := k.tileOK(o); tile && min(o+dot.TileRows, cout) <= o1 { // TileRows channels, one read of x
 				ok = f.tile(acc[(o-o0)*n+c0:], n, cols, xs[f.per*c0:], jb.taps[o/k.og], jb.lw.tile[o*nt:][:dot.TileRows*nt], chunk)
 				o += dot.TileRows - 1
 			} else {

@@ -1,6 +1,7 @@
 package cpuref
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -401,22 +402,10 @@ func TestConvFusedStore(t *testing.T) {
 		if k.fusedStore(out, 0) == nil {
 			t.Fatalf("case %d: no fused store for an i8 output of %d columns", n, wide.Shape.W)
 		}
-		err := k.runVal(x, out)
-		fit := werr == nil
-		for _, v := range wide.Data {
-			fit = fit && v >= math.MinInt8 && v <= math.MaxInt8
-		}
-		if !fit {
+		if narrowedLike(t, fmt.Sprintf("case %d (conv %+v, post %+v)", n, *p, k.post), wide, werr, out, k.runVal(x, out)) {
+			fits++
+		} else {
 			refused++
-			expectRefusal(t, "fused conv", err, refusal.ModelMismatch)
-			continue
-		}
-		fits++
-		noErr(t, "fused conv", err)
-		for i, v := range wide.Data {
-			if int64(out.i8[i]) != v {
-				t.Fatalf("case %d (conv %+v, post %+v): element %d: got %d, want %d", n, *p, k.post, i, out.i8[i], v)
-			}
 		}
 	}
 	if fits < 50 || refused < 20 {
@@ -467,25 +456,37 @@ func TestConvTFusedStore(t *testing.T) {
 		wide := like(cout, ho, wo)
 		werr := k.runVal(x, val{T: wide})
 		out := val{T: &tensor.T{Shape: wide.Shape}, i8: make([]int8, len(wide.Data))}
-		err := k.runVal(x, out)
-		fit := werr == nil
-		for _, v := range wide.Data {
-			fit = fit && v >= math.MinInt8 && v <= math.MaxInt8
-		}
-		if !fit {
+		if narrowedLike(t, fmt.Sprintf("case %d (conv_transpose %+v, post %+v)", n, *p, k.post), wide, werr, out, k.runVal(x, out)) {
+			fits++
+		} else {
 			refused++
-			expectRefusal(t, "fused conv_transpose", err, refusal.ModelMismatch)
-			continue
-		}
-		fits++
-		noErr(t, "fused conv_transpose", err)
-		for i, v := range wide.Data {
-			if int64(out.i8[i]) != v {
-				t.Fatalf("case %d (conv_transpose %+v, post %+v): element %d: got %d, want %d", n, *p, k.post, i, out.i8[i], v)
-			}
 		}
 	}
 	if fits < 40 || refused < 20 {
 		t.Fatalf("%d cases fitted i8 and %d were refused: want both often", fits, refused)
 	}
+}
+
+// narrowedLike checks an i8-width output out (its run's error err) against
+// the same operator run into the int64 tensor wide (error werr): where
+// werr is nil and every value of wide fits i8, err must be nil and out's
+// bytes wide's values; otherwise err must be model_mismatch. It reports
+// whether the values fitted.
+func narrowedLike(t *testing.T, what string, wide *tensor.T, werr error, out val, err error) bool {
+	t.Helper()
+	fit := werr == nil
+	for _, v := range wide.Data {
+		fit = fit && v >= math.MinInt8 && v <= math.MaxInt8
+	}
+	if !fit {
+		expectRefusal(t, what, err, refusal.ModelMismatch)
+		return false
+	}
+	noErr(t, what, err)
+	for i, v := range wide.Data {
+		if int64(out.i8[i]) != v {
+			t.Fatalf("%s: element %d: got %d, want %d", what, i, out.i8[i], v)
+		}
+	}
+	return true
 }

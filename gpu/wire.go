@@ -67,29 +67,38 @@ func (w wire) String() string {
 // holds, so a refusal means the graph's certificate is not this one.
 func packInto(dst []byte, at int, v []int64, w wire, what string) error {
 	lo, hi := w.bounds()
-	for i, x := range v {
-		if x < lo || x > hi {
-			return refusal.New(refusal.ModelMismatch, "%s: element %d = %d does not fit %s (its certified width)", what, at+i, x, w)
-		}
-	}
 	switch w.bytes {
 	case 1:
 		d := dst[at : at+len(v)]
 		for i, x := range v {
+			if x < lo || x > hi {
+				return wideErr(at+i, x, w, what)
+			}
 			d[i] = byte(x)
 		}
 	case 2:
 		d := dst[2*at : 2*(at+len(v))]
 		for i, x := range v {
+			if x < lo || x > hi {
+				return wideErr(at+i, x, w, what)
+			}
 			binary.LittleEndian.PutUint16(d[2*i:], uint16(x))
 		}
 	default:
 		d := dst[4*at : 4*(at+len(v))]
 		for i, x := range v {
+			if x < lo || x > hi {
+				return wideErr(at+i, x, w, what)
+			}
 			binary.LittleEndian.PutUint32(d[4*i:], uint32(x))
 		}
 	}
 	return nil
+}
+
+// wideErr refuses element i = x of what, past width w.
+func wideErr(i int, x int64, w wire, what string) error {
+	return refusal.New(refusal.ModelMismatch, "%s: element %d = %d does not fit %s (its certified width)", what, i, x, w)
 }
 
 // unpackInto widens len(dst) elements of width w from src: zero-extended

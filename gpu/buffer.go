@@ -18,6 +18,9 @@ type buffer struct {
 	// mapped holds each storage buffer's persistent mapping, for a
 	// staging buffer made with buffer storage (stage.go); nil otherwise.
 	mapped []unsafe.Pointer
+	// wire is the width of the graph input an input staging buffer holds,
+	// which its readers unpack (shader.go's writeSlot); zero otherwise.
+	wire wire
 	// clamp is the policy of the tensor the buffer holds (§3): when set,
 	// every store into it clamps to [lo, hi] (the producer's store applies
 	// the policy, so no pass of its own runs it).
@@ -134,13 +137,13 @@ func (d *Device) dispatch(k kernel) error {
 	var slots []slot
 	var bufs []*buffer
 	for i, b := range k.in {
-		slots = append(slots, slot{fmt.Sprintf("in%d", i), len(b.ids)})
+		slots = append(slots, slot{name: fmt.Sprintf("in%d", i), chunks: len(b.ids), wire: b.wire})
 		bufs = append(bufs, b)
 	}
-	slots = append(slots, slot{"out", len(k.out.ids)})
+	slots = append(slots, slot{name: "out", chunks: len(k.out.ids)})
 	bufs = append(bufs, k.out)
 	if k.prm != nil {
-		slots = append(slots, slot{"prm", len(k.prm.ids)})
+		slots = append(slots, slot{name: "prm", chunks: len(k.prm.ids)})
 		bufs = append(bufs, k.prm)
 	}
 	defs := k.defs

@@ -262,24 +262,23 @@ func (p *Program) decodePlanned(pl *whg1.Plan, inputs []*tensor.T, finish func(*
 func (p *Program) run(pl *whg1.Plan, host [][]byte, finish func(*whg1.Plan, []*buffer) error) error {
 	g, d := p.g, p.d
 	vals := make([]*buffer, len(g.Tensors))
+	// The last decode's dispatches may still read the input stages.
+	waitFence(p.st.fence)
+	p.st.fence = 0
 	defer func() {
+		if d.mapStaging {
+			p.st.fence = gl.FenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0)
+		}
 		p.pool.trim()
 		p.held.Store(p.bytes())
 	}()
-	// The last decode's widening may still read the input stages.
-	waitFence(p.st.fence)
-	p.st.fence = 0
+	// Each input's readers read its staging buffer, unpacking its width
+	// (buffer.wire): no widening pass, no tensor buffer of its own.
 	for i, in := range g.Inputs {
-		n := pl.Shapes[in.Tensor].Elems()
 		s := d.stage(&p.st.in[i], len(host[i])/4)
 		d.put(s, host[i])
-		vals[in.Tensor] = p.pool.take(d, n)
-		if err := d.widen(vals[in.Tensor], s, n, p.inW[i]); err != nil {
-			return fmt.Errorf("input %d: %w", i, err)
-		}
-	}
-	if d.mapStaging {
-		p.st.fence = gl.FenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0)
+		s.wire = p.inW[i]
+		vals[in.Tensor] = s
 	}
 	for i := range g.Ops {
 		op := &g.Ops[i]

@@ -126,23 +126,6 @@ func copyWords(dst, src *buffer, n, chunk int) {
 	}
 }
 
-// widen fills the tensor buffer t (n elements) from the staging buffer s
-// holding them at width w (wire.comp WIDEN; a copy at i32).
-func (d *Device) widen(t, s *buffer, n int, w wire) error {
-	if n == 0 {
-		return nil
-	}
-	if w.bytes == 4 {
-		copyWords(t, s, n, 1<<d.lim.ChunkShift)
-		return nil
-	}
-	defs := []string{"WIDEN", wireBits(w)}
-	if w.unsigned {
-		defs = append(defs, "UNSIGNED")
-	}
-	return d.elementwise(kernel{shader: "wire", defs: defs, in: []*buffer{s}, out: t}, n)
-}
-
 // pack fills the staging buffer s with the tensor buffer t's n elements
 // at width w (wire.comp; a copy at i32).
 func (d *Device) pack(s, t *buffer, n int, w wire) error {

@@ -5,6 +5,7 @@ package gpu
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/waiops/waiops/tensor"
@@ -75,5 +76,34 @@ func TestWireWidths(t *testing.T) {
 			t.Errorf("mapped %v add: %v, %v", m, out, err)
 		}
 		p.Close()
+	}
+}
+
+// TestPackedSlot: a graph input read from its staging buffer gets a
+// reader that unpacks its width, over one binding and over two (the
+// word's binding from its index >> CHUNK_SHIFT), and no store; the
+// variants compile.
+func TestPackedSlot(t *testing.T) {
+	var b strings.Builder
+	writeSlot(&b, slot{name: "in0", chunks: 1, wire: wire{1, true}}, 0)
+	want := "int in0_word(uint i) { return in0_0.d[i]; }\n" +
+		"int in0_ld(uint i) { return int(bitfieldExtract(uint(in0_word(i / 4u)), int(i % 4u) * 8, 8)); }\n"
+	if got := b.String(); !strings.HasSuffix(got, want) || strings.Contains(got, "in0_st") {
+		t.Errorf("u8 slot:\n%s\nwant it to end\n%s", got, want)
+	}
+	b.Reset()
+	writeSlot(&b, slot{name: "in1", chunks: 1, wire: wire{2, false}}, 0)
+	if want := "int in1_ld(uint i) { return bitfieldExtract(in1_word(i / 2u), int(i % 2u) * 16, 16); }\n"; !strings.HasSuffix(b.String(), want) {
+		t.Errorf("i16 slot:\n%s\nwant it to end\n%s", b.String(), want)
+	}
+	d := openDevice(t)
+	for _, w := range []wire{{1, true}, {1, false}, {2, true}, {2, false}} {
+		err := d.th.call(func() error {
+			_, err := d.program("relu", nil, []slot{{name: "in0", chunks: 2, wire: w}, {name: "out", chunks: 1}})
+			return err
+		})
+		if err != nil {
+			t.Errorf("%s over two bindings: %v", w, err)
+		}
 	}
 }

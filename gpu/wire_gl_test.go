@@ -107,3 +107,42 @@ func TestPackedSlot(t *testing.T) {
 		}
 	}
 }
+
+// TestStageNotPooled: a graph input's staging buffer is no tensor buffer.
+// x (i8, 8 elements: 2 words) has its last reader in op 0; op 1's output
+// b has 2 elements, the size of x's staging buffer in words, and op 2
+// reads b. Were x's staging buffer given to the pool, b would be stored
+// in it and read back as packed i8.
+func TestStageNotPooled(t *testing.T) {
+	d := openDevice(t)
+	clampT := func(lo, hi int64) whg1.Tensor {
+		return whg1.Tensor{Channels: 1, Exponent: whg1.NoExponent, Policy: whg1.Clamp, Lo: lo, Hi: hi}
+	}
+	der := whg1.Tensor{Channels: 1, Exponent: whg1.NoExponent}
+	g := &whg1.Graph{
+		Tensors: []whg1.Tensor{clampT(-128, 127), clampT(-1000, 1000), der, der, der},
+		Inputs:  []whg1.Input{{Tensor: 0, MaxH: 1, MaxW: 8}, {Tensor: 1, MaxH: 1, MaxW: 2}},
+		Ops: []whg1.Op{
+			{Code: whg1.OpRelu, In: []uint32{0}, Out: []uint32{2}},
+			{Code: whg1.OpRelu, In: []uint32{1}, Out: []uint32{3}},
+			{Code: whg1.OpRelu, In: []uint32{3}, Out: []uint32{4}},
+		},
+		Outputs: []uint32{2, 4},
+	}
+	p, err := d.Load(whg1.Encode(g))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	x := &tensor.T{Shape: tensor.Shape{C: 1, H: 1, W: 8}, Data: []int64{-128, 127, 5, -5, 0, 1, 2, 3}}
+	y := &tensor.T{Shape: tensor.Shape{C: 1, H: 1, W: 2}, Data: []int64{1000, 300}}
+	for round := range 2 {
+		out, err := p.Decode([]*tensor.T{x, y}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(out[0].Data, []int64{0, 127, 5, 0, 0, 1, 2, 3}) || !slices.Equal(out[1].Data, []int64{1000, 300}) {
+			t.Fatalf("round %d: %v %v", round, out[0].Data, out[1].Data)
+		}
+	}
+}

@@ -128,9 +128,10 @@ func (d *Device) LoadCertified(g *whg1.Graph, cert *certify.Certificate) (*Progr
 // Graph is the loaded graph.
 func (p *Program) Graph() *whg1.Graph { return p.g }
 
-// DeviceBytes is the device memory the program holds: its parameters and
-// the tensor buffers it keeps between decodes (one decode's working set,
-// as of its last decode). Close frees all of it.
+// DeviceBytes is the device memory the program holds: its parameters, the
+// tensor buffers it keeps between decodes (one decode's working set, as of
+// its last decode) and its inputs' and outputs' staging buffers. Close
+// frees all of it.
 func (p *Program) DeviceBytes() int64 { return p.held.Load() }
 
 // bytes counts DeviceBytes, on the GL thread.

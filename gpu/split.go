@@ -34,8 +34,8 @@ type Split struct {
 	// Shaders splits Dispatches and KernelNS by shader, in first-dispatch order.
 	Shaders []ShaderTime `json:"shaders"`
 	// DeviceBytes is the device memory the program holds after the
-	// decode: its parameters and its pool of tensor buffers (Program.
-	// DeviceBytes).
+	// decode: its parameters, its pool of tensor buffers and its staging
+	// buffers (Program.DeviceBytes).
 	DeviceBytes int64 `json:"device_bytes"`
 	// TimerBits is GL_QUERY_COUNTER_BITS of GL_TIME_ELAPSED: 0 means the
 	// implementation keeps no device time and every *GPUNS and KernelNS is 0.

@@ -2,9 +2,6 @@ package importer
 
 import (
 	"fmt"
-
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"math"
 	"runtime"
 	"sync"
@@ -162,10 +159,7 @@ func (l *layer) eval(vals []*ftensor) (*ftensor, error) {
 			sq[i] = v * v
 		}
 		out := newF(x.c, x.h, x.w)
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
-			blas64.General{Rows: x.c, Cols: x.c, Stride: x.c, Data: l.gamma},
-			blas64.General{Rows: x.c, Cols: hw, Stride: hw, Data: sq},
-			0, blas64.General{Rows: x.c, Cols: hw, Stride: hw, Data: out.d})
+		gemm(x.c, hw, x.c, l.gamma, x.c, sq, hw, out.d, hw)
 		for i := range out.d {
 			out.d[i] = x.d[i] * math.Sqrt(max(out.d[i]+l.beta[i/hw], 0))
 		}
@@ -197,7 +191,7 @@ func parallel(n int, f func(o int)) {
 const gemmChunk = 1 << 23
 
 // conv is §5.2's sum in float64, plus the bias: for groups 1 an im2col
-// GEMM over chunks of output positions, otherwise the direct sum.
+// GEMM (gemm.go) over chunks of output positions, otherwise the direct sum.
 func (l *layer) conv(x *ftensor) (*ftensor, error) {
 	ho := (x.h+2*l.ph-l.kh)/l.sh + 1
 	wo := (x.w+2*l.pw-l.kw)/l.sw + 1
@@ -245,10 +239,7 @@ func (l *layer) convGEMM(x, out *ftensor) {
 				}
 			}
 		})
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
-			blas64.General{Rows: l.cout, Cols: k, Stride: k, Data: l.w},
-			blas64.General{Rows: k, Cols: m, Stride: m, Data: cols[:k*m]},
-			0, blas64.General{Rows: l.cout, Cols: m, Stride: n, Data: out.d[p0:]})
+		gemm(l.cout, m, k, l.w, k, cols[:k*m], m, out.d[p0:], n)
 	}
 }
 
@@ -298,23 +289,35 @@ func (l *layer) convT(x *ftensor) (*ftensor, error) {
 	n := x.h * x.w
 	nb := max(1, min(n, gemmChunk/mrows))
 	cols := make([]float64, mrows*nb)
+	// Wᵀ: the weights [cin][cout·taps] as [cout·taps][cin], gemm's A.
+	wt := make([]float64, len(l.w))
+	for ci := range x.c {
+		for r, v := range l.w[ci*mrows:][:mrows] {
+			wt[r*x.c+ci] = v
+		}
+	}
 	for p0 := 0; p0 < n; p0 += nb {
 		m := min(nb, n-p0)
-		blas64.Gemm(blas.Trans, blas.NoTrans, 1,
-			blas64.General{Rows: x.c, Cols: mrows, Stride: mrows, Data: l.w},
-			blas64.General{Rows: x.c, Cols: m, Stride: n, Data: x.d[p0:]},
-			0, blas64.General{Rows: mrows, Cols: m, Stride: m, Data: cols[:mrows*m]})
+		gemm(mrows, m, x.c, wt, x.c, x.d[p0:], n, cols[:mrows*m], m)
 		parallel(l.cout, func(o int) {
 			dst := out.plane(o)
 			for t := range taps {
 				i, j := t/l.kw, t%l.kw
 				row := cols[(o*taps+t)*m:][:m]
-				for q, v := range row {
-					u, w := (p0+q)/x.w, (p0+q)%x.w
-					y, xo := u*l.sh+i-l.ph, w*l.sw+j-l.pw
-					if y >= 0 && y < ho && xo >= 0 && xo < wo {
-						dst[y*wo+xo] += v
+				// The chunk's positions, input row by input row: those of
+				// row u from column w take output row u·sh + i − ph.
+				u, w := p0/x.w, p0%x.w
+				for q := 0; q < m; u, w = u+1, 0 {
+					run := min(m-q, x.w-w)
+					if y := u*l.sh + i - l.ph; y >= 0 && y < ho {
+						drow := dst[y*wo:][:wo]
+						for e, v := range row[q : q+run] {
+							if xo := (w+e)*l.sw + j - l.pw; xo >= 0 && xo < wo {
+								drow[xo] += v
+							}
+						}
 					}
+					q += run
 				}
 			}
 		})

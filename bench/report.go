@@ -291,7 +291,7 @@ func (r *Report) splitTable(b *strings.Builder) {
 			top = fmt.Sprintf("%s ×%d, %s", s.Shaders[i].Shader, s.Shaders[i].Dispatches, dur(float64(s.Shaders[i].KernelNS)))
 		}
 		perElem := "–"
-		if n := (s.UploadBytes + s.ReadbackBytes) / 4; n > 0 {
+		if n := s.IOElems; n > 0 {
 			perElem = fmt.Sprintf("%.1f ns", float64(s.HostNS())/float64(n))
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s (%d) | %s | %s | %s | %s | %s | %.1f MiB | %s | %s |\n", f.Case,

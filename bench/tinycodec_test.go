@@ -21,7 +21,7 @@ import (
 // on disk with no flags (the embedded files are those), certified at
 // acc32, and the CPU fabric's decode of each whole 32×32 latent equals the
 // importer's own exact decode (cpuref on its graph), a 3×256×256 picture
-// of 8-bit samples, ≥ 50 dB from the float model (the goal at i16).
+// of 8-bit samples, ≥ 50 dB from the float model (the importer's quality bar at i16).
 // Work: 32·48·25·32² + 48·48·25·64² + 48·3·25·128² = 334 233 600 MACs.
 func TestTinycodecCases(t *testing.T) {
 	cs, err := tinycodecCases(0)
@@ -130,7 +130,7 @@ func TestCorner(t *testing.T) {
 
 // TestTinycodecOnORT: where onnxruntime-node is installed, the float peer
 // runs the imported network's own ONNX on the quick (8×8) latents at each
-// thread count, and our picture is within the 50 dB of its.
+// thread count, and our picture is within 50 dB of its (the importer's quality bar).
 func TestTinycodecOnORT(t *testing.T) {
 	if why := ortMissing("peers"); why != "" {
 		t.Skip(why)

@@ -109,9 +109,10 @@ type Options struct {
 // The conditions a loaded graph reports beside the specification's
 // refusals (each a *refusal.Error). Match them with errors.Is.
 var (
-	// ErrClosed: the session is closed or evicted the graph, or the
-	// program or the set was closed (load it again).
-	ErrClosed = errors.New("fabric: closed (load the graph again)")
+	// ErrClosed is gpu.ErrClosed, the one closed condition: the session
+	// is closed or evicted the graph, or the program or the set was closed
+	// (load it again).
+	ErrClosed = gpu.ErrClosed
 	// ErrNotOnDevice: a decode to a device frame of a graph that does not
 	// run on the GL fabric; decode it to the host.
 	ErrNotOnDevice = errors.New("fabric: the graph does not run on the GL fabric")

@@ -15,6 +15,12 @@ import (
 type buffer struct {
 	ids []uint32
 	n   int
+	// mapped holds each storage buffer's persistent mapping, for a
+	// staging buffer made with buffer storage (stage.go); nil otherwise.
+	mapped []unsafe.Pointer
+	// wire is the width of the graph input an input staging buffer holds,
+	// which its readers unpack (shader.go's writeSlot); zero otherwise.
+	wire wire
 	// clamp is the policy of the tensor the buffer holds (§3): when set,
 	// every store into it clamps to [lo, hi] (the producer's store applies
 	// the policy, so no pass of its own runs it).
@@ -59,22 +65,6 @@ func (d *Device) alloc(n int, data []int32) *buffer {
 // bytes is the device memory the buffer takes.
 func (b *buffer) bytes() int64 { return 4 * int64(max(b.n, 1)) }
 
-// write copies data (b.n elements) into b, chunk by chunk. GL orders it
-// after every command issued before it, so no barrier precedes it.
-func (d *Device) write(b *buffer, data []int32) {
-	if r := recording; r != nil {
-		defer r.begin(phaseUpload, "", 4*int64(b.n))()
-	}
-	chunk := 1 << d.lim.ChunkShift
-	for j, id := range b.ids {
-		part := data[j*chunk : min((j+1)*chunk, b.n)]
-		if len(part) > 0 {
-			gl.BindBuffer(gl.SHADER_STORAGE_BUFFER, id)
-			gl.BufferSubData(gl.SHADER_STORAGE_BUFFER, 0, 4*len(part), unsafe.Pointer(&part[0]))
-		}
-	}
-}
-
 // download reads a buffer back, after the barrier that makes every shader
 // write visible to it (docs/CONVENTIONS.md §6).
 func (d *Device) download(b *buffer) []int32 {
@@ -106,7 +96,7 @@ func (b *buffer) free() {
 func (b *buffer) forget() {
 	if b != nil {
 		live.buffers.Add(-int64(len(b.ids)))
-		b.ids = nil
+		b.ids, b.mapped = nil, nil
 	}
 }
 
@@ -147,13 +137,13 @@ func (d *Device) dispatch(k kernel) error {
 	var slots []slot
 	var bufs []*buffer
 	for i, b := range k.in {
-		slots = append(slots, slot{fmt.Sprintf("in%d", i), len(b.ids)})
+		slots = append(slots, slot{name: fmt.Sprintf("in%d", i), chunks: len(b.ids), wire: b.wire})
 		bufs = append(bufs, b)
 	}
-	slots = append(slots, slot{"out", len(k.out.ids)})
+	slots = append(slots, slot{name: "out", chunks: len(k.out.ids)})
 	bufs = append(bufs, k.out)
 	if k.prm != nil {
-		slots = append(slots, slot{"prm", len(k.prm.ids)})
+		slots = append(slots, slot{name: "prm", chunks: len(k.prm.ids)})
 		bufs = append(bufs, k.prm)
 	}
 	defs := k.defs

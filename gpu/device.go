@@ -5,6 +5,7 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/go-gl/gl/v4.3-core/gl"
@@ -30,6 +31,9 @@ type Device struct {
 	lim   Limits
 	progs map[string]*glProgram // compiled variants, GL thread only
 	reset resetCheck
+	// mapStaging is whether staging buffers are persistent and mapped
+	// (GL 4.4 or ARB_buffer_storage), GL thread only.
+	mapStaging bool
 	// epoch counts the storage barriers issued (from 1, so that a new
 	// buffer, whose epochs are 0, waits on none), GL thread only.
 	epoch uint64
@@ -85,6 +89,7 @@ func (d *Device) initGL() error {
 	}
 	ctx.identify(&d.ident)
 	d.reset.initReset(d.ident.Version)
+	d.mapStaging = AtLeast(d.ident.Version, 4, 4) || slices.Contains(glExtensions(), "GL_ARB_buffer_storage")
 	d.ident.Robustness = d.reset.strategy
 	if err := d.readLimits(); err != nil {
 		ctx.destroy()

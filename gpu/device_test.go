@@ -47,7 +47,7 @@ func TestCompileError(t *testing.T) {
 func TestVariantCache(t *testing.T) {
 	d := openDevice(t)
 	err := d.th.call(func() error {
-		slots := []slot{{"in0", 1}, {"out", 1}}
+		slots := []slot{{name: "in0", chunks: 1}, {name: "out", chunks: 1}}
 		a, err := d.program("relu", nil, slots)
 		if err != nil {
 			return err
@@ -56,7 +56,7 @@ func TestVariantCache(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		c, err := d.program("relu", nil, []slot{{"in0", 2}, {"out", 1}})
+		c, err := d.program("relu", nil, []slot{{name: "in0", chunks: 2}, {name: "out", chunks: 1}})
 		if err != nil {
 			return err
 		}

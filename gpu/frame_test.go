@@ -30,8 +30,8 @@ func TestDecodeFrame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The frame's buffer, and the decode's input and output kept in the
-	// program's pool.
+	// The frame's buffer, and the decode's output kept in the program's
+	// pool, and the input's staging buffer (which the clamp reads).
 	before += 2
 	if got := LiveObjects().Buffers; got != before+1 {
 		t.Errorf("%d buffers live with the frame, want %d", got, before+1)

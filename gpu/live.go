@@ -5,8 +5,9 @@ import (
 	"sync/atomic"
 )
 
-// ErrClosed is what a Program's Decode returns after its Close.
-var ErrClosed = errors.New("gpu: the program is closed (load the graph again)")
+// ErrClosed is what a Program's Decode returns after its Close. It is the
+// one closed condition of every fabric: fabric.ErrClosed is this value.
+var ErrClosed = errors.New("closed (load the graph again)")
 
 // ErrLost is what every call on a Device returns once its GL context is
 // gone (its window destroyed, its EGL display terminated): the error

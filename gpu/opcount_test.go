@@ -32,7 +32,7 @@ type opVariant struct {
 }
 
 var (
-	convSlots = []slot{{"in0", 1}, {"out", 1}, {"prm", 1}}
+	convSlots = []slot{{name: "in0", chunks: 1}, {name: "out", chunks: 1}, {name: "prm", chunks: 1}}
 	rqFloor   = []string{"RQ", "ROUND 0", "MULT 0", "SHIFT 1", "BIAS 0"}
 )
 

@@ -33,9 +33,10 @@ func (p *pool) take(d *Device, n int) *buffer {
 	return b
 }
 
-// put gives b back to the free list (nil does nothing).
+// put gives b back to the free list; nil, or a buffer the pool did not
+// give (a graph input's staging buffer), does nothing.
 func (p *pool) put(b *buffer) {
-	if b != nil {
+	if b != nil && p.taken[b] {
 		p.free[b.n] = append(p.free[b.n], b)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"sync/atomic"
 
+	"github.com/go-gl/gl/v4.3-core/gl"
 	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
@@ -17,13 +18,18 @@ import (
 // parameters live on the device from Load until Close. It implements
 // whg1.Decoder; decodes through one Program are serialised on the GL thread.
 type Program struct {
-	d      *Device
-	g      *whg1.Graph
-	ops    []prepared
-	prm    []*buffer  // each operator's parameter array, nil where it has none
-	drop   [][]uint32 // the tensors freed once each operator has run (whg1.Graph.Drops)
-	pool   pool       // the tensors' buffers, kept between decodes
-	closed bool       // set by Close, on the GL thread
+	d    *Device
+	g    *whg1.Graph
+	ops  []prepared
+	prm  []*buffer  // each operator's parameter array, nil where it has none
+	drop [][]uint32 // the tensors freed once each operator has run (whg1.Graph.Drops)
+	pool pool       // the tensors' buffers, kept between decodes
+	// inW and outW are each graph input's and output's wire width in
+	// bytes (wire.go), from the certificate; st holds their staging
+	// buffers.
+	inW, outW []wire
+	st        stages
+	closed    bool // set by Close, on the GL thread
 	// held is the device memory the program holds (its parameters and
 	// its pool), in bytes, as of its last load or decode.
 	held atomic.Int64
@@ -93,6 +99,14 @@ func (d *Device) LoadCertified(g *whg1.Graph, cert *certify.Certificate) (*Progr
 		}
 	}
 	p.drop = g.Drops()
+	tb := cert.Graphs[0].Tensors
+	for _, in := range g.Inputs {
+		p.inW = append(p.inW, wireOf(tb[in.Tensor]))
+	}
+	for _, t := range g.Outputs {
+		p.outW = append(p.outW, wireOf(tb[t]))
+	}
+	p.st = stages{in: make([]*buffer, len(g.Inputs)), out: make([]*buffer, len(g.Outputs))}
 	live.programs.Add(1)
 	err = d.th.call(func() error {
 		for i, op := range p.ops {
@@ -114,14 +128,15 @@ func (d *Device) LoadCertified(g *whg1.Graph, cert *certify.Certificate) (*Progr
 // Graph is the loaded graph.
 func (p *Program) Graph() *whg1.Graph { return p.g }
 
-// DeviceBytes is the device memory the program holds: its parameters and
-// the tensor buffers it keeps between decodes (one decode's working set,
-// as of its last decode). Close frees all of it.
+// DeviceBytes is the device memory the program holds: its parameters, the
+// tensor buffers it keeps between decodes (one decode's working set, as of
+// its last decode) and its inputs' and outputs' staging buffers. Close
+// frees all of it.
 func (p *Program) DeviceBytes() int64 { return p.held.Load() }
 
 // bytes counts DeviceBytes, on the GL thread.
 func (p *Program) bytes() int64 {
-	n := p.pool.bytes()
+	n := p.pool.bytes() + p.st.bytes()
 	for _, b := range p.prm {
 		if b != nil {
 			n += b.bytes()
@@ -136,13 +151,14 @@ func (p *Program) bytes() int64 {
 // and returns ErrLost.
 func (p *Program) Close() error {
 	return p.d.th.release(func() error {
-		p.letGo((*buffer).free)
+		p.letGo((*buffer).free, true)
 		return nil
-	}, func() { p.letGo((*buffer).forget) })
+	}, func() { p.letGo((*buffer).forget, false) })
 }
 
-// letGo passes each parameter buffer to drop once, on the GL thread.
-func (p *Program) letGo(drop func(*buffer)) {
+// letGo passes each parameter, tensor and staging buffer to drop once, on
+// the GL thread; held is whether the context still holds them.
+func (p *Program) letGo(drop func(*buffer), held bool) {
 	if p.closed {
 		return
 	}
@@ -150,6 +166,7 @@ func (p *Program) letGo(drop func(*buffer)) {
 		drop(b)
 	}
 	p.pool.release(drop)
+	p.st.release(drop, held)
 	p.held.Store(0)
 	p.closed = true
 	live.programs.Add(-1)
@@ -178,27 +195,35 @@ func (p *Program) DecodePlanned(r *whg1.Planned) ([]*tensor.T, error) {
 	return p.decodeOutputs(r.Plan(), r.Inputs())
 }
 
-// decodeOutputs is step 4 of a decode planned as pl, its outputs read back.
+// decodeOutputs is step 4 of a decode planned as pl, its outputs read back:
+// each packed at its wire width on the device into its staging buffer,
+// then widened from there into the output tensor, the one host pass over
+// its elements.
 func (p *Program) decodeOutputs(pl *whg1.Plan, inputs []*tensor.T) ([]*tensor.T, error) {
-	g := p.g
-	var outs [][]int32
+	g, d := p.g, p.d
+	var res []*tensor.T
 	err := p.decodePlanned(pl, inputs, func(_ *whg1.Plan, vals []*buffer) error {
-		outs = make([][]int32, len(g.Outputs))
 		for k, t := range g.Outputs {
-			outs[k] = p.d.download(vals[t])
+			n, w := pl.Shapes[t].Elems(), p.outW[k]
+			if err := d.pack(d.stage(&p.st.out[k], w.len(n)/4), vals[t], n, w); err != nil {
+				return fmt.Errorf("output %d: %w", k, err)
+			}
 		}
-		return glError("reading the outputs back")
+		d.settle()
+		if err := glError("reading the outputs back"); err != nil {
+			return err
+		}
+		res = make([]*tensor.T, len(g.Outputs))
+		for k, t := range g.Outputs {
+			o := tensor.New(pl.Shapes[t])
+			w := p.outW[k]
+			unpackInto(o.Data, d.get(p.st.out[k], w.len(len(o.Data))), w)
+			res[k] = o
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
-	}
-	res := make([]*tensor.T, len(g.Outputs))
-	for k, t := range g.Outputs {
-		o := tensor.New(pl.Shapes[t])
-		for i, v := range outs[k] {
-			o.Data[i] = int64(v)
-		}
-		res[k] = o
 	}
 	return res, nil
 }
@@ -218,9 +243,9 @@ func (p *Program) decode(inputs []*tensor.T, scalars []int64, finish func(*whg1.
 func (p *Program) decodePlanned(pl *whg1.Plan, inputs []*tensor.T, finish func(*whg1.Plan, []*buffer) error) error {
 	g := p.g
 	var err error
-	host := make([][]int32, len(inputs))
+	host := make([][]byte, len(inputs))
 	for i, t := range inputs {
-		if host[i], err = inputPolicy(g, i, t.Data); err != nil {
+		if host[i], err = inputPolicy(g, i, t.Data, p.inW[i]); err != nil {
 			return err
 		}
 	}
@@ -235,16 +260,26 @@ func (p *Program) decodePlanned(pl *whg1.Plan, inputs []*tensor.T, finish func(*
 // run is a decode's device part, on the GL thread. Each tensor's buffer
 // comes from the program's pool and goes back to it once the tensor's last
 // producer or reader has run, and the outputs' after finish.
-func (p *Program) run(pl *whg1.Plan, host [][]int32, finish func(*whg1.Plan, []*buffer) error) error {
+func (p *Program) run(pl *whg1.Plan, host [][]byte, finish func(*whg1.Plan, []*buffer) error) error {
 	g, d := p.g, p.d
 	vals := make([]*buffer, len(g.Tensors))
+	// The last decode's dispatches may still read the input stages.
+	waitFence(p.st.fence)
+	p.st.fence = 0
 	defer func() {
+		if d.mapStaging {
+			p.st.fence = gl.FenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0)
+		}
 		p.pool.trim()
 		p.held.Store(p.bytes())
 	}()
+	// Each input's readers read its staging buffer, unpacking its width
+	// (buffer.wire): no widening pass, no tensor buffer of its own.
 	for i, in := range g.Inputs {
-		vals[in.Tensor] = p.pool.take(d, len(host[i]))
-		d.write(vals[in.Tensor], host[i])
+		s := d.stage(&p.st.in[i], len(host[i])/4)
+		d.put(s, host[i])
+		s.wire = p.inW[i]
+		vals[in.Tensor] = s
 	}
 	for i := range g.Ops {
 		op := &g.Ops[i]
@@ -300,19 +335,20 @@ const policyRun = 1 << 16
 
 // inputPolicy is §4 run step 4 for input i, in input-table order: its
 // policy applied to a copy of its elements (the caller's tensor is left as
-// it is), run by run, then each element narrowed to i32. acc32: every
-// input's declared range fits i32 (§7.2 condition 1), and the policy has
-// put every element in it.
-func inputPolicy(g *whg1.Graph, i int, data []int64) ([]int32, error) {
+// it is), run by run, then each element packed at the input's wire width
+// w (wire.go), whole words. acc32: every input's declared range fits i32
+// (§7.2 condition 1), the policy has put every element in it, and w holds
+// its certified interval.
+func inputPolicy(g *whg1.Graph, i int, data []int64, w wire) ([]byte, error) {
 	rec := g.Inputs[i].Tensor
-	out := make([]int32, len(data))
+	out := make([]byte, w.len(len(data)))
 	run := make([]int64, min(policyRun, len(data)))
 	for at := 0; at < len(data); at += policyRun {
 		part := run[:copy(run, data[at:])]
 		if err := whg1.ApplyPolicy(g.Tensors[rec], part, fmt.Sprintf("input %d (tensor %d), from element %d", i, rec, at)); err != nil {
 			return nil, err
 		}
-		if err := narrowInto(out[at:], part, fmt.Sprintf("input %d", i)); err != nil {
+		if err := packInto(out, at, part, w, fmt.Sprintf("input %d", i)); err != nil {
 			return nil, err
 		}
 	}

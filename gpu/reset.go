@@ -27,15 +27,21 @@ type resetCheck struct {
 	forced atomic.Uint32
 }
 
-// initReset picks the reset-status entry point the context has and reads
-// its notification strategy, on the GL thread after gl.Init.
-func (r *resetCheck) initReset(version string) {
+// glExtensions lists the context's extensions, on the GL thread.
+func glExtensions() []string {
 	var exts []string
 	var n int32
 	gl.GetIntegerv(gl.NUM_EXTENSIONS, &n)
 	for i := range n {
 		exts = append(exts, gl.GoStr(gl.GetStringi(gl.EXTENSIONS, uint32(i))))
 	}
+	return exts
+}
+
+// initReset picks the reset-status entry point the context has and reads
+// its notification strategy, on the GL thread after gl.Init.
+func (r *resetCheck) initReset(version string) {
+	exts := glExtensions()
 	switch {
 	case AtLeast(version, 4, 5):
 		r.status = gl.GetGraphicsResetStatus

@@ -17,11 +17,13 @@ type glProgram struct {
 }
 
 // slot is a storage operand of a kernel: its name in the shader (which
-// reads it with <name>_ld and writes it with <name>_st) and the number of
-// bindings it spans.
+// reads it with <name>_ld and writes it with <name>_st), the number of
+// bindings it spans, and, for a graph input read from its staging buffer,
+// its wire width (wire.go; the zero wire for one int per element).
 type slot struct {
 	name   string
 	chunks int
+	wire   wire
 }
 
 // program returns the variant of shader name under defs and slots,
@@ -89,17 +91,34 @@ func writeSlot(b *strings.Builder, s slot, binding int) {
 		b.WriteString("#ifdef CLAMP_OUT\nuniform int OUT_LO;\nuniform int OUT_HI;\n#define POLICY(v) min(max(v, OUT_LO), OUT_HI)\n#else\n#define POLICY(v) (v)\n#endif\n")
 		clamp = "\tv = POLICY(v);\n"
 	}
+	ld := s.name + "_ld"
+	if s.wire.bytes == 1 || s.wire.bytes == 2 {
+		// A packed graph input (wire.go): <name>_word reads a word,
+		// and <name>_ld, written after it (deferred), element i's bits
+		// of its word, sign- or zero-extended; no shader stores it.
+		ld = s.name + "_word"
+		per, bits, ext := 4/s.wire.bytes, 8*s.wire.bytes, "bitfieldExtract(%s_word(i / %du), int(i %% %du) * %d, %d)"
+		if s.wire.unsigned {
+			ext = "int(bitfieldExtract(uint(%s_word(i / %du)), int(i %% %du) * %d, %d))"
+		}
+		defer fmt.Fprintf(b, "int %s_ld(uint i) { return "+ext+"; }\n", s.name, s.name, per, per, bits, bits)
+	}
 	if s.chunks == 1 {
-		fmt.Fprintf(b, "int %[1]s_ld(uint i) { return %[1]s_0.d[i]; }\n", s.name)
-		fmt.Fprintf(b, "void %[1]s_st(uint i, int v) {\n%[2]s\t%[1]s_0.d[i] = v;\n}\n", s.name, clamp)
+		fmt.Fprintf(b, "int %s(uint i) { return %s_0.d[i]; }\n", ld, s.name)
+		if ld == s.name+"_ld" {
+			fmt.Fprintf(b, "void %[1]s_st(uint i, int v) {\n%[2]s\t%[1]s_0.d[i] = v;\n}\n", s.name, clamp)
+		}
 		return
 	}
 	mask := "((1u << CHUNK_SHIFT) - 1u)"
-	fmt.Fprintf(b, "int %s_ld(uint i) {\n\tuint c = i >> CHUNK_SHIFT;\n\tuint o = i & %s;\n", s.name, mask)
+	fmt.Fprintf(b, "int %s(uint i) {\n\tuint c = i >> CHUNK_SHIFT;\n\tuint o = i & %s;\n", ld, mask)
 	for j := range s.chunks - 1 {
 		fmt.Fprintf(b, "\tif (c == %du) return %s_%d.d[o];\n", j, s.name, j)
 	}
 	fmt.Fprintf(b, "\treturn %s_%d.d[o];\n}\n", s.name, s.chunks-1)
+	if ld != s.name+"_ld" {
+		return
+	}
 	fmt.Fprintf(b, "void %s_st(uint i, int v) {\n%s\tuint c = i >> CHUNK_SHIFT;\n\tuint o = i & %s;\n", s.name, clamp, mask)
 	for j := range s.chunks - 1 {
 		fmt.Fprintf(b, "\tif (c == %du) { %s_%d.d[o] = v; return; }\n", j, s.name, j)

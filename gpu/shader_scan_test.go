@@ -53,8 +53,8 @@ func TestNoFloatingPoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != 27 {
-		t.Fatalf("scanned %d files; want common.glsl, 25 operator shaders and rgba8", n)
+	if n != 28 {
+		t.Fatalf("scanned %d files; want common.glsl, 25 operator shaders, rgba8 and wire", n)
 	}
 }
 

@@ -28,11 +28,14 @@ type Split struct {
 	ReadbackBytes int64 `json:"readback_bytes"`
 	ReadbackNS    int64 `json:"readback_ns"`
 	ReadbackGPUNS int64 `json:"readback_gpu_ns"`
+	// IOElems is the elements of the graph's inputs and outputs, which
+	// cross at their certified widths (UploadBytes, ReadbackBytes).
+	IOElems int64 `json:"io_elems"`
 	// Shaders splits Dispatches and KernelNS by shader, in first-dispatch order.
 	Shaders []ShaderTime `json:"shaders"`
 	// DeviceBytes is the device memory the program holds after the
-	// decode: its parameters and its pool of tensor buffers (Program.
-	// DeviceBytes).
+	// decode: its parameters, its pool of tensor buffers and its staging
+	// buffers (Program.DeviceBytes).
 	DeviceBytes int64 `json:"device_bytes"`
 	// TimerBits is GL_QUERY_COUNTER_BITS of GL_TIME_ELAPSED: 0 means the
 	// implementation keeps no device time and every *GPUNS and KernelNS is 0.
@@ -48,7 +51,8 @@ type ShaderTime struct {
 }
 
 // HostNS is the part of TotalNS outside every GL call timed: input
-// policies, int64↔int32 conversions, Go.
+// policies, packing the inputs from int64 and widening the outputs to it,
+// Go.
 func (s Split) HostNS() int64 {
 	return s.TotalNS - s.UploadNS - s.AllocNS - s.DispatchNS - s.WaitNS - s.ReadbackNS
 }

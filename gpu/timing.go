@@ -154,6 +154,12 @@ func (p *Program) DecodeSplit(inputs []*tensor.T, scalars []int64) ([]*tensor.T,
 		err = rerr
 	}
 	s.TotalNS = total
+	for _, t := range inputs {
+		s.IOElems += int64(len(t.Data))
+	}
+	for _, t := range outs {
+		s.IOElems += int64(len(t.Data))
+	}
 	s.DeviceBytes = p.DeviceBytes()
 	return outs, s, err
 }
@@ -163,11 +169,7 @@ func (p *Program) DecodeSplit(inputs []*tensor.T, scalars []int64) ([]*tensor.T,
 func (d *Device) Features() (Features, error) {
 	var f Features
 	err := d.th.call(func() error {
-		var n int32
-		gl.GetIntegerv(gl.NUM_EXTENSIONS, &n)
-		for i := range n {
-			f.Extensions = append(f.Extensions, gl.GoStr(gl.GetStringi(gl.EXTENSIONS, uint32(i))))
-		}
+		f.Extensions = glExtensions()
 		slices.Sort(f.Extensions)
 		for i := range 3 {
 			var c, s int32

@@ -12,8 +12,9 @@ import (
 
 // TestDecodeSplit: a split decode of add (§5.5) then relu gives the plain
 // decode's outputs and counts each GL call of the decode: two inputs of
-// 2×3×5 uploaded (2 × 120 bytes), the add's and the relu's outputs
-// allocated, one add and one relu dispatch, one 120-byte readback; and the
+// 2×3×5 uploaded at i16 (2 × 60 bytes) and read so by the add, the add's
+// and the relu's outputs taken from the pool, one add, one relu and one
+// wire.comp dispatch (the output packed), one 60-byte readback; and the
 // next plain decode records nothing.
 func TestDecodeSplit(t *testing.T) {
 	d := openDevice(t)
@@ -41,12 +42,14 @@ func TestDecodeSplit(t *testing.T) {
 	}
 	// The plain decode before made the buffers: the split one takes them
 	// from the program's pool and allocates none.
-	if s.Uploads != 2 || s.UploadBytes != 240 || s.Allocs != 0 || s.Dispatches != 2 ||
-		s.Readbacks != 1 || s.ReadbackBytes != 120 {
+	// Each input's [-1000, 1000] and the output's [0, 2000] cross as i16
+	// and u16: 30 elements in 60 bytes, the output packed on the device.
+	if s.Uploads != 2 || s.UploadBytes != 120 || s.Allocs != 0 || s.Dispatches != 3 ||
+		s.Readbacks != 1 || s.ReadbackBytes != 60 || s.IOElems != 90 {
 		t.Fatalf("split counts %+v", s)
 	}
-	if len(s.Shaders) != 2 || s.Shaders[0].Shader != "add" || s.Shaders[1].Shader != "relu" ||
-		s.Shaders[0].Dispatches != 1 || s.Shaders[1].Dispatches != 1 {
+	if len(s.Shaders) != 3 || s.Shaders[0].Shader != "add" || s.Shaders[1].Shader != "relu" || s.Shaders[2].Shader != "wire" ||
+		s.Shaders[0].Dispatches != 1 || s.Shaders[1].Dispatches != 1 || s.Shaders[2].Dispatches != 1 {
 		t.Fatalf("split shaders %+v", s.Shaders)
 	}
 	if s.TotalNS <= 0 || s.HostNS() < 0 {
@@ -55,7 +58,7 @@ func TestDecodeSplit(t *testing.T) {
 	if recording != nil {
 		t.Fatal("a recorder is left after DecodeSplit")
 	}
-	if s.TimerBits > 0 && s.KernelNS != s.Shaders[0].KernelNS+s.Shaders[1].KernelNS {
+	if s.TimerBits > 0 && s.KernelNS != s.Shaders[0].KernelNS+s.Shaders[1].KernelNS+s.Shaders[2].KernelNS {
 		t.Fatalf("kernel time %d is not the shaders' sum %+v", s.KernelNS, s.Shaders)
 	}
 }

@@ -164,43 +164,34 @@ func parseNpy(b []byte) (*tensor.T, error) {
 }
 
 func readInts(r *npy.Reader, typ string) ([]int64, error) {
-	var out []int64
-	var err error
 	switch typ {
 	case "i1":
-		var v []int8
-		err = r.Read(&v)
-		for _, x := range v {
-			out = append(out, int64(x))
-		}
+		return widen[int8](r)
 	case "u1":
-		var v []uint8
-		err = r.Read(&v)
-		for _, x := range v {
-			out = append(out, int64(x))
-		}
+		return widen[uint8](r)
 	case "i2":
-		var v []int16
-		err = r.Read(&v)
-		for _, x := range v {
-			out = append(out, int64(x))
-		}
+		return widen[int16](r)
 	case "u2":
-		var v []uint16
-		err = r.Read(&v)
-		for _, x := range v {
-			out = append(out, int64(x))
-		}
+		return widen[uint16](r)
 	case "i4":
-		var v []int32
-		err = r.Read(&v)
-		for _, x := range v {
-			out = append(out, int64(x))
-		}
-	default:
-		err = r.Read(&out)
+		return widen[int32](r)
 	}
+	var out []int64
+	err := r.Read(&out)
 	return out, err
+}
+
+// widen reads an integer array of element type T and widens it to int64.
+func widen[T int8 | uint8 | int16 | uint16 | int32](r *npy.Reader) ([]int64, error) {
+	var v []T
+	if err := r.Read(&v); err != nil {
+		return nil, err
+	}
+	out := make([]int64, len(v))
+	for i, x := range v {
+		out[i] = int64(x)
+	}
+	return out, nil
 }
 
 // floatOf is a latent as the float evaluator's input.

@@ -49,8 +49,8 @@ func psnr8(orig image.Image, sample func(c, y, x int) float64) float64 {
 	return 10 * math.Log10(255*255/(se/n))
 }
 
-// TestTinycodecExample imports examples/tinycodec's synthesis (the issue's
-// goal): with i16 activations the exact decode is ≥ 50 dB from the float
+// TestTinycodecExample imports examples/tinycodec's synthesis (the quality
+// bar README states): with i16 activations the exact decode is ≥ 50 dB from the float
 // model, and its PSNR against each original picture within 0.1 dB of the
 // float decode's; i8's figures are logged.
 func TestTinycodecExample(t *testing.T) {

@@ -365,11 +365,7 @@ func (mt *matcher) conv(n *onnx.Node) error {
 		}
 	}
 	x := s.id
-	w, err := mt.constant(n, 1)
-	if err != nil || w == nil {
-		return refuse(n, "the weights must be a constant")
-	}
-	b, err := mt.constant(n, 2)
+	w, b, err := mt.weights(n)
 	if err != nil {
 		return err
 	}
@@ -383,13 +379,30 @@ func (mt *matcher) conv(n *onnx.Node) error {
 		return refuse(n, "group %d with %d input channels and weights %v", groups, cin, w.dims)
 	}
 	l := layer{kind: kConv, in: []int{x}, w: w.f, cout: cout, kh: kh, kw: kw, sh: sh, sw: sw, ph: ph, pw: pw, groups: groups}
+	return mt.emitBiased(n, l, b)
+}
+
+// weights reads a Conv's or ConvTranspose's weights (input 1, which must be
+// a constant) and its optional bias (input 2).
+func (mt *matcher) weights(n *onnx.Node) (w, b *constant, err error) {
+	w, err = mt.constant(n, 1)
+	if err != nil || w == nil {
+		return nil, nil, refuse(n, "the weights must be a constant")
+	}
+	b, err = mt.constant(n, 2)
+	return w, b, err
+}
+
+// emitBiased emits a conv layer with its bias b (nil: none), which must
+// hold one value an output channel.
+func (mt *matcher) emitBiased(n *onnx.Node, l layer, b *constant) error {
 	if b != nil {
-		if b.len() != cout {
-			return refuse(n, "bias of %d values for %d output channels", b.len(), cout)
+		if b.len() != l.cout {
+			return refuse(n, "bias of %d values for %d output channels", b.len(), l.cout)
 		}
 		l.b = b.f
 	}
-	return mt.emit(n, l, cout)
+	return mt.emit(n, l, l.cout)
 }
 
 func (mt *matcher) convT(n *onnx.Node) error {
@@ -397,11 +410,7 @@ func (mt *matcher) convT(n *onnx.Node) error {
 	if err != nil {
 		return err
 	}
-	w, err := mt.constant(n, 1)
-	if err != nil || w == nil {
-		return refuse(n, "the weights must be a constant")
-	}
-	b, err := mt.constant(n, 2)
+	w, b, err := mt.weights(n)
 	if err != nil {
 		return err
 	}
@@ -425,13 +434,7 @@ func (mt *matcher) convT(n *onnx.Node) error {
 	}
 	l := layer{kind: kConvT, in: []int{x}, w: w.f, cout: cout, kh: kh, kw: kw, sh: sh, sw: sw, ph: ph, pw: pw,
 		oph: int(op[0]), opw: int(op[1]), groups: 1}
-	if b != nil {
-		if b.len() != cout {
-			return refuse(n, "bias of %d values for %d output channels", b.len(), cout)
-		}
-		l.b = b.f
-	}
-	return mt.emit(n, l, cout)
+	return mt.emitBiased(n, l, b)
 }
 
 func (mt *matcher) clip(n *onnx.Node) error {

@@ -26,7 +26,7 @@
 #   bench-net       whole networks on the CPU and GL fabrics in one run (equal
 #                   outputs, GPU/CPU ratios, GL time split with host ns per
 #                   element and the device memory a loaded graph holds):
-#                   graph_synth4 from 4 (issue 31's llvmpipe case), 16 and 32
+#                   graph_synth4 from 4 (the llvmpipe case of docs/bench/gpu-design), 16 and 32
 #                   (256² and 512² output), bmshj2018 from 2×3 and 4×6 (the
 #                   same cases) and its 32×48 latent (768×512); their float
 #                   twins for the torch step

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Write a bmshj2018-shaped synthesis transform as ONNX, with calibration
-latents, for `waiops import`'s size and speed goal (issue 33).
+latents, for `waiops import`'s size and speed check (README, Bring your own network).
 
 The shape is bmshj2018-factorized's g_s (Balle et al., ICLR 2018) with
 N = 128, M = 192:

@@ -4,7 +4,8 @@
 # `waiops bench --fabric all --split` runs of each binary, alternating):
 # each case's median per round, the ratio of the best rounds, whether
 # every output hashed the same, and each GPU figure's GL time split with
-# its host share and host nanoseconds per element uploaded and read back.
+# its host share and host nanoseconds per element uploaded and read back
+# (io_elems where the binary reports it: narrow I/O packs several a word).
 import json,sys
 base=sys.argv[1]
 rows={}
@@ -31,6 +32,6 @@ for (case,fab),v in rows.items():
     for i,f in enumerate(v[b]):
       s=f['gpu_split']
       host=s['total_ns']-s['upload_ns']-s['alloc_ns']-s['dispatch_ns']-s['wait_ns']-s['readback_ns']
-      n=(s['upload_bytes']+s['readback_bytes'])//4
+      n=s.get('io_elems') or (s['upload_bytes']+s['readback_bytes'])//4  # elements; before narrow I/O, one i32 word each
       dm=s.get('device_bytes')
       print(f"| {case} | {b} | {i+1} | {ms(s['total_ns'])} | {s['upload_ns']/1e3:.1f} µs | {s['alloc_ns']/1e3:.1f} µs | {s['dispatches']} | {ms(s['dispatch_ns'])} | {s['readback_ns']/1e3:.1f} µs | {ms(host)} | {100*host/s['total_ns']:.1f} % | {host/max(n,1):.1f} | {'' if dm is None else f'{dm/2**20:.1f} MiB'} |")

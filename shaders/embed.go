@@ -4,8 +4,9 @@
 // shares (§2, §5.1, §7.3). Package gpu prepends the version line, the
 // variant's #defines, common.glsl and the storage bindings to each shader.
 //
-// rgba8.comp is the one shader that is no operator: it lays a frame out as
-// RGBA8 bytes for the viewer (gpu.Program.DecodeFrame).
+// Two shaders are no operator: rgba8.comp lays a frame out as RGBA8 bytes
+// for the viewer (gpu.Program.DecodeFrame), and wire.comp packs a graph
+// output at its certified width for the host (gpu/wire.go).
 //
 // Only package gpu should read these; they hold no floating-point type
 // (§6: no floating-point arithmetic for any value of a graph operator).

@@ -19,7 +19,9 @@ type buffer struct {
 	// staging buffer made with buffer storage (stage.go); nil otherwise.
 	mapped []unsafe.Pointer
 	// wire is the width of the graph input an input staging buffer holds,
-	// which its readers unpack (shader.go's writeSlot); zero otherwise.
+	// which its readers unpack (shader.go's writeSlot), or of the graph
+	// output an output staging buffer's producer packs into it
+	// (writePackedStore); zero otherwise.
 	wire wire
 	// clamp is the policy of the tensor the buffer holds (§3): when set,
 	// every store into it clamps to [lo, hi] (the producer's store applies
@@ -140,7 +142,7 @@ func (d *Device) dispatch(k kernel) error {
 		slots = append(slots, slot{name: fmt.Sprintf("in%d", i), chunks: len(b.ids), wire: b.wire})
 		bufs = append(bufs, b)
 	}
-	slots = append(slots, slot{name: "out", chunks: len(k.out.ids)})
+	slots = append(slots, slot{name: "out", chunks: len(k.out.ids), wire: k.out.wire})
 	bufs = append(bufs, k.out)
 	if k.prm != nil {
 		slots = append(slots, slot{name: "prm", chunks: len(k.prm.ids)})

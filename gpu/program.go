@@ -29,6 +29,11 @@ type Program struct {
 	// buffers.
 	inW, outW []wire
 	st        stages
+	// direct maps a graph output's tensor to its index in g.Outputs where
+	// its producer stores it packed straight into its staging buffer
+	// (writePackedStore), with no wire.comp pass: an output narrower than
+	// i32, produced by an operator, read by none, and listed once.
+	direct map[uint32]int
 	closed    bool // set by Close, on the GL thread
 	// held is the device memory the program holds (its parameters and
 	// its pool), in bytes, as of its last load or decode.
@@ -106,6 +111,7 @@ func (d *Device) LoadCertified(g *whg1.Graph, cert *certify.Certificate) (*Progr
 	for _, t := range g.Outputs {
 		p.outW = append(p.outW, wireOf(tb[t]))
 	}
+	p.direct = directOutputs(g, p.outW)
 	p.st = stages{in: make([]*buffer, len(g.Inputs)), out: make([]*buffer, len(g.Outputs))}
 	live.programs.Add(1)
 	err = d.th.call(func() error {
@@ -202,10 +208,15 @@ func (p *Program) DecodePlanned(r *whg1.Planned) ([]*tensor.T, error) {
 func (p *Program) decodeOutputs(pl *whg1.Plan, inputs []*tensor.T) ([]*tensor.T, error) {
 	g, d := p.g, p.d
 	var res []*tensor.T
-	err := p.decodePlanned(pl, inputs, func(_ *whg1.Plan, vals []*buffer) error {
+	err := p.decodePlanned(pl, inputs, true, func(_ *whg1.Plan, vals []*buffer) error {
 		for k, t := range g.Outputs {
 			n, w := pl.Shapes[t].Elems(), p.outW[k]
-			if err := d.pack(d.stage(&p.st.out[k], w.len(n)/4), vals[t], n, w); err != nil {
+			s := d.stage(&p.st.out[k], w.len(n)/4)
+			if vals[t] == s {
+				continue // its producer stored it packed
+			}
+			s.wire, s.clamp = wire{}, false
+			if err := d.pack(s, vals[t], n, w); err != nil {
 				return fmt.Errorf("output %d: %w", k, err)
 			}
 		}
@@ -236,11 +247,13 @@ func (p *Program) decode(inputs []*tensor.T, scalars []int64, finish func(*whg1.
 	if err != nil {
 		return err
 	}
-	return p.decodePlanned(pl, inputs, finish)
+	return p.decodePlanned(pl, inputs, false, finish)
 }
 
-// decodePlanned is decode of a decode planned as pl.
-func (p *Program) decodePlanned(pl *whg1.Plan, inputs []*tensor.T, finish func(*whg1.Plan, []*buffer) error) error {
+// decodePlanned is decode of a decode planned as pl; with direct, the
+// outputs in p.direct are stored by their producers packed into their
+// staging buffers, which finish then finds as their buffers.
+func (p *Program) decodePlanned(pl *whg1.Plan, inputs []*tensor.T, direct bool, finish func(*whg1.Plan, []*buffer) error) error {
 	g := p.g
 	var err error
 	host := make([][]byte, len(inputs))
@@ -253,14 +266,14 @@ func (p *Program) decodePlanned(pl *whg1.Plan, inputs []*tensor.T, finish func(*
 		if p.closed {
 			return ErrClosed
 		}
-		return p.run(pl, host, finish)
+		return p.run(pl, host, direct, finish)
 	})
 }
 
 // run is a decode's device part, on the GL thread. Each tensor's buffer
 // comes from the program's pool and goes back to it once the tensor's last
 // producer or reader has run, and the outputs' after finish.
-func (p *Program) run(pl *whg1.Plan, host [][]byte, finish func(*whg1.Plan, []*buffer) error) error {
+func (p *Program) run(pl *whg1.Plan, host [][]byte, direct bool, finish func(*whg1.Plan, []*buffer) error) error {
 	g, d := p.g, p.d
 	vals := make([]*buffer, len(g.Tensors))
 	// The last decode's dispatches may still read the input stages.
@@ -289,7 +302,14 @@ func (p *Program) run(pl *whg1.Plan, host [][]byte, finish func(*whg1.Plan, []*b
 			c.inS = append(c.inS, pl.Shapes[t])
 		}
 		for _, t := range op.Out {
-			vals[t] = p.pool.take(d, pl.Shapes[t].Elems())
+			if k, ok := p.direct[t]; ok && direct {
+				n, w := pl.Shapes[t].Elems(), p.outW[k]
+				vals[t] = d.stage(&p.st.out[k], w.len(n)/4)
+				d.clearStage(vals[t], w.len(n)/4)
+				vals[t].wire, vals[t].clamp = w, false
+			} else {
+				vals[t] = p.pool.take(d, pl.Shapes[t].Elems())
+			}
 			setPolicy(vals[t], g.Tensors[t])
 			c.out = append(c.out, vals[t])
 			c.outS = append(c.outS, pl.Shapes[t])
@@ -306,6 +326,32 @@ func (p *Program) run(pl *whg1.Plan, host [][]byte, finish func(*whg1.Plan, []*b
 		return err
 	}
 	return finish(pl, vals)
+}
+
+// directOutputs is Program.direct for graph g with output widths outW.
+func directOutputs(g *whg1.Graph, outW []wire) map[uint32]int {
+	listed := map[uint32]int{}
+	for _, t := range g.Outputs {
+		listed[t]++
+	}
+	for _, op := range g.Ops {
+		for _, t := range op.In {
+			listed[t] = 2 // read by an operator: it needs its tensor buffer
+		}
+	}
+	made := map[uint32]bool{}
+	for _, op := range g.Ops {
+		for _, t := range op.Out {
+			made[t] = true
+		}
+	}
+	direct := map[uint32]int{}
+	for k, t := range g.Outputs {
+		if outW[k].bytes < 4 && listed[t] == 1 && made[t] {
+			direct[t] = k
+		}
+	}
+	return direct
 }
 
 // setPolicy gives an operator output's buffer its tensor's policy (§3),

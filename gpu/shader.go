@@ -18,8 +18,9 @@ type glProgram struct {
 
 // slot is a storage operand of a kernel: its name in the shader (which
 // reads it with <name>_ld and writes it with <name>_st), the number of
-// bindings it spans, and, for a graph input read from its staging buffer,
-// its wire width (wire.go; the zero wire for one int per element).
+// bindings it spans, and, for a graph input read from its staging buffer
+// or a graph output stored straight into one, its wire width (wire.go;
+// the zero wire for one int per element).
 type slot struct {
 	name   string
 	chunks int
@@ -81,7 +82,12 @@ func source(name string, defs []string, slots []slot, chunkShift uint) (string, 
 // An element's binding is its index >> CHUNK_SHIFT (§9.4); each binding is
 // named with a constant index, so no block array is indexed dynamically.
 func writeSlot(b *strings.Builder, s slot, binding int) {
+	packed := s.wire.bytes == 1 || s.wire.bytes == 2
 	for j := range s.chunks {
+		if s.name == "out" && packed {
+			fmt.Fprintf(b, "layout(std430, binding = %d) buffer B_out_%d { uint d[]; } out_%d;\n", binding+j, j, j)
+			continue
+		}
 		fmt.Fprintf(b, "layout(std430, binding = %d) buffer B_%s_%d { int d[]; } %s_%d;\n", binding+j, s.name, j, s.name, j)
 	}
 	clamp := ""
@@ -92,7 +98,11 @@ func writeSlot(b *strings.Builder, s slot, binding int) {
 		clamp = "\tv = POLICY(v);\n"
 	}
 	ld := s.name + "_ld"
-	if s.wire.bytes == 1 || s.wire.bytes == 2 {
+	if s.name == "out" && packed {
+		writePackedStore(b, s, clamp)
+		return
+	}
+	if packed {
 		// A packed graph input (wire.go): <name>_word reads a word,
 		// and <name>_ld, written after it (deferred), element i's bits
 		// of its word, sign- or zero-extended; no shader stores it.
@@ -124,6 +134,29 @@ func writeSlot(b *strings.Builder, s slot, binding int) {
 		fmt.Fprintf(b, "\tif (c == %du) { %s_%d.d[o] = v; return; }\n", j, s.name, j)
 	}
 	fmt.Fprintf(b, "\t%s_%d.d[o] = v;\n}\n", s.name, s.chunks-1)
+}
+
+// writePackedStore writes out_st for a graph output's staging buffer
+// (uint words) bound as a kernel's out slot (Program.direct): element i, after the
+// tensor's policy, goes into bits (i mod P)·B … of word i / P (wire.comp's
+// layout, B = 8 or 16, P = 32 / B). Threads own elements, not words, so
+// the store ORs its field into the word atomically, exact whichever thread
+// comes first: the decode clears the words before the producer runs
+// (Device.clearStage), each element is stored once, and the certificate's
+// interval after the policy fits B bits (§8.1), so no field spills into
+// its neighbour. No shader reads its out slot, so there is no out_ld.
+func writePackedStore(b *strings.Builder, s slot, clamp string) {
+	per, bits := 4/s.wire.bytes, 8*s.wire.bytes
+	fmt.Fprintf(b, "void out_st(uint i, int v) {\n%s\tuint w = i / %du;\n\tuint f = bitfieldInsert(0u, uint(v), int(i %% %du) * %d, %d);\n", clamp, per, per, bits, bits)
+	if s.chunks == 1 {
+		b.WriteString("\tatomicOr(out_0.d[w], f);\n}\n")
+		return
+	}
+	b.WriteString("\tuint c = w >> CHUNK_SHIFT;\n\tuint o = w & ((1u << CHUNK_SHIFT) - 1u);\n")
+	for j := range s.chunks - 1 {
+		fmt.Fprintf(b, "\tif (c == %du) { atomicOr(out_%d.d[o], f); return; }\n", j, j)
+	}
+	fmt.Fprintf(b, "\tatomicOr(out_%d.d[o], f);\n}\n", s.chunks-1)
 }
 
 // compile compiles and links one compute shader.

@@ -142,6 +142,17 @@ func (d *Device) pack(s, t *buffer, n int, w wire) error {
 	return d.dispatch(k)
 }
 
+// clearStage zeroes the first words words of staging buffer s, before a
+// producer ORs a graph output's fields into them (writePackedStore). GL
+// orders the clear before the dispatches after it.
+func (d *Device) clearStage(s *buffer, words int) {
+	chunk := 1 << d.lim.ChunkShift
+	for j := 0; j*chunk < words; j++ {
+		gl.BindBuffer(gl.SHADER_STORAGE_BUFFER, s.ids[j])
+		gl.ClearBufferSubData(gl.SHADER_STORAGE_BUFFER, gl.R32UI, 0, 4*min(words-j*chunk, chunk), gl.RED_INTEGER, gl.UNSIGNED_INT, nil)
+	}
+}
+
 // wireBits is wire.comp's B for width w.
 func wireBits(w wire) string {
 	if w.bytes == 1 {

@@ -146,3 +146,97 @@ func TestStageNotPooled(t *testing.T) {
 		}
 	}
 }
+
+// TestPackedStore: a graph output narrower than i32 is stored by its
+// producer straight into its staging buffer, packed, with the tensor's
+// clamp policy applied before the pack; no wire.comp dispatch runs. Add
+// over two [-20000, 20000] inputs gives sums in [-40000, 40000]; clamped
+// to [-128, 127] (i8), [0, 255] (u8) and [-32768, 32767] (i16) they take
+// the ends of each width. Five and seven elements leave part words. An
+// output another operator also reads keeps its tensor buffer and its
+// wire.comp pack (the fallback), and gives the same values.
+func TestPackedStore(t *testing.T) {
+	d := openDevice(t)
+	a := []int64{20000, -20000, 100, -100, 0, -1, 255}
+	b := []int64{20000, -20000, 27, -28, 0, 0, 1}
+	for _, c := range []struct {
+		lo, hi int64
+		w      wire
+		want   []int64
+	}{
+		{-128, 127, wire{1, false}, []int64{127, -128, 127, -128, 0, -1, 127}},
+		{0, 255, wire{1, true}, []int64{255, 0, 127, 0, 0, 0, 255}},
+		{-32768, 32767, wire{2, false}, []int64{32767, -32768, 127, -128, 0, -1, 256}},
+	} {
+		for _, n := range []int{5, 7} {
+			for _, readBy := range []bool{false, true} {
+				ins := []in{{1, -20000, 20000, 1, n}, {1, -20000, 20000, 1, n}}
+				g := oneOp(whg1.OpAdd, nil, ins, 1)
+				g.Tensors[2].Policy, g.Tensors[2].Lo, g.Tensors[2].Hi = whg1.Clamp, c.lo, c.hi
+				shaders := []string{"add"}
+				if readBy {
+					// A second output reads the first: relu of it.
+					g.Tensors = append(g.Tensors, whg1.Tensor{Channels: 1, Exponent: whg1.NoExponent})
+					g.Ops = append(g.Ops, whg1.Op{Code: whg1.OpRelu, In: []uint32{2}, Out: []uint32{3}})
+					g.Outputs = append(g.Outputs, 3)
+					shaders = []string{"add", "relu", "wire"}
+				}
+				name := fmt.Sprintf("[%d, %d] n %d read by relu %v", c.lo, c.hi, n, readBy)
+				p, err := d.Load(whg1.Encode(g))
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if _, direct := p.direct[2]; p.outW[0] != c.w || direct == readBy {
+					t.Errorf("%s: width %s, direct %v", name, p.outW[0], direct)
+				}
+				x := []*tensor.T{
+					{Shape: tensor.Shape{C: 1, H: 1, W: n}, Data: a[:n]},
+					{Shape: tensor.Shape{C: 1, H: 1, W: n}, Data: b[:n]},
+				}
+				for round := range 2 { // the second clears the reused stage
+					out, s, err := p.DecodeSplit(x, nil)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					if !slices.Equal(out[0].Data, c.want[:n]) {
+						t.Errorf("%s round %d: %v, want %v", name, round, out[0].Data, c.want[:n])
+					}
+					var got []string
+					for _, sh := range s.Shaders {
+						got = append(got, sh.Shader)
+					}
+					if !slices.Equal(got, shaders) {
+						t.Errorf("%s: dispatched %v, want %v", name, got, shaders)
+					}
+				}
+				p.Close()
+			}
+		}
+	}
+}
+
+// TestPackedStoreSource: an output staging buffer's out_st ORs the
+// element's field into its word, after the policy, over one binding and
+// over two (the word's binding from its index >> CHUNK_SHIFT); the
+// variants compile.
+func TestPackedStoreSource(t *testing.T) {
+	var b strings.Builder
+	writeSlot(&b, slot{name: "out", chunks: 1, wire: wire{1, true}}, 3)
+	want := "void out_st(uint i, int v) {\n\tv = POLICY(v);\n\tuint w = i / 4u;\n" +
+		"\tuint f = bitfieldInsert(0u, uint(v), int(i % 4u) * 8, 8);\n\tatomicOr(out_0.d[w], f);\n}\n"
+	if got := b.String(); !strings.HasPrefix(got, "layout(std430, binding = 3) buffer B_out_0 { uint d[]; } out_0;\n") || !strings.HasSuffix(got, want) {
+		t.Errorf("u8 out slot:\n%s\nwant it to end\n%s", got, want)
+	}
+	d := openDevice(t)
+	for _, w := range []wire{{1, true}, {1, false}, {2, true}, {2, false}} {
+		for _, defs := range [][]string{nil, {"CLAMP_OUT"}} {
+			err := d.th.call(func() error {
+				_, err := d.program("relu", defs, []slot{{name: "in0", chunks: 1}, {name: "out", chunks: 2, wire: w}})
+				return err
+			})
+			if err != nil {
+				t.Errorf("%s %v over two bindings: %v", w, defs, err)
+			}
+		}
+	}
+}

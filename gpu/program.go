@@ -34,7 +34,7 @@ type Program struct {
 	// (writePackedStore), with no wire.comp pass: an output narrower than
 	// i32, produced by an operator, read by none, and listed once.
 	direct map[uint32]int
-	closed    bool // set by Close, on the GL thread
+	closed bool // set by Close, on the GL thread
 	// held is the device memory the program holds (its parameters and
 	// its pool), in bytes, as of its last load or decode.
 	held atomic.Int64

@@ -2,7 +2,7 @@ package decoder
 
 import (
 	"github.com/waiops/waiops/gpu"
-	"github.com/waiops/waiops/tensor"
+	"github.com/waiops/waiops/whg1"
 )
 
 // DecodeOnDevice decodes one payload and leaves the picture on the GL
@@ -13,9 +13,9 @@ func (s *Synth) DecodeOnDevice(payload []byte) (*Frame, error) {
 		return nil, err
 	}
 	var f *gpu.Frame
-	err := s.s.DecodeWith(payload, func(z *tensor.T) error {
+	err := s.s.DecodeWith(payload, func(r *whg1.Planned) error {
 		var err error
-		f, err = s.graph().DecodeFrame([]*tensor.T{z}, nil)
+		f, err = s.graph().DecodeFrame(r)
 		return err
 	})
 	if err != nil {

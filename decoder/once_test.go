@@ -1,9 +1,11 @@
 package decoder
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/waiops/waiops/fabric"
+	"github.com/waiops/waiops/internal/gputest"
 	"github.com/waiops/waiops/internal/setcorpus"
 	"github.com/waiops/waiops/internal/tally"
 )
@@ -69,5 +71,44 @@ func TestDecodeOnce(t *testing.T) {
 	}
 	if n := before.Since(); n != (tally.Counts{Plans: 2, InputChecks: 2}) {
 		t.Errorf("one world step: %+v, want two plans and two input checks (T, then g_s)", n)
+	}
+}
+
+// TestDecodeOnDeviceOnce: one decode left on the GL device makes one plan
+// and one input check, as Decode does: the set's plan is handed to the
+// program (gpu.Program.DecodeFramePlanned), which does not plan again. The
+// frame is the CPU decode's picture. Without a GL context it skips.
+func TestDecodeOnDeviceOnce(t *testing.T) {
+	set, payload := demo(t)
+	gputest.Device(t)
+	var want []byte
+	for _, f := range []fabric.Choice{fabric.CPU, fabric.GPU} {
+		s, err := open(t, f).LoadSynth(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == fabric.CPU {
+			fr, err := s.Decode(payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = fr.RGB()
+			continue
+		}
+		before := tally.Take()
+		fr, err := s.DecodeOnDevice(payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := before.Since(); n != (tally.Counts{Plans: 1, InputChecks: 1}) {
+			t.Errorf("one device decode: %+v, want one plan and one input check", n)
+		}
+		if !fr.OnDevice() {
+			t.Error("DecodeOnDevice gave a frame on the host")
+		}
+		if !bytes.Equal(fr.RGB(), want) {
+			t.Error("the device frame differs from the CPU decode's")
+		}
+		fr.Close()
 	}
 }

@@ -104,15 +104,16 @@ func (s *SynthSet) Decode(payload []byte) (*tensor.T, error) {
 }
 
 // DecodeWith decodes one payload through run in place of the loaded
-// decoder (a caller that keeps the frame on a device): the payload is read
-// and checked as Decode does, and a refusal run returns is recoded
+// decoder (a caller that keeps the frame on a device): the payload is read,
+// checked and planned as Decode does, run is given that plan (to decode
+// without planning again), and a refusal run returns is recoded
 // payload_malformed (§4).
-func (s *SynthSet) DecodeWith(payload []byte, run func(latents *tensor.T) error) error {
+func (s *SynthSet) DecodeWith(payload []byte, run func(r *whg1.Planned) error) error {
 	r, err := s.plan(payload)
 	if err != nil {
 		return err
 	}
-	return s.set.recode(run(r.Inputs()[0]))
+	return s.set.recode(run(r))
 }
 
 // DecodeSynth loads the set and decodes one payload: LoadSynth, then

@@ -29,12 +29,31 @@ type Frame struct {
 // no download. A frame of more pixels than one storage binding holds is an
 // error; the caller shows it through the host instead.
 func (p *Program) DecodeFrame(inputs []*tensor.T, scalars []int64) (*Frame, error) {
+	pl, err := p.g.PlanInputs(inputs, scalars)
+	if err != nil {
+		return nil, err
+	}
+	return p.frame(pl, inputs)
+}
+
+// DecodeFramePlanned is DecodeFrame of a decode the caller has planned on
+// the program's graph (whg1.Graph.PlanData), not planned or checked again;
+// one planned on another graph is planned here (as DecodePlanned).
+func (p *Program) DecodeFramePlanned(r *whg1.Planned) (*Frame, error) {
+	if r.Graph() != p.g {
+		return p.DecodeFrame(r.Inputs(), r.Plan().Scalars)
+	}
+	return p.frame(r.Plan(), r.Inputs())
+}
+
+// frame is DecodeFrame of a decode planned as pl.
+func (p *Program) frame(pl *whg1.Plan, inputs []*tensor.T) (*Frame, error) {
 	g := p.g
 	if len(g.Outputs) != 1 {
 		return nil, fmt.Errorf("gpu: a frame graph has one output, this one %d", len(g.Outputs))
 	}
 	var f *Frame
-	err := p.decode(inputs, scalars, func(pl *whg1.Plan, vals []*buffer) error {
+	err := p.decodePlanned(pl, inputs, false, func(pl *whg1.Plan, vals []*buffer) error {
 		s := pl.Shapes[g.Outputs[0]]
 		if s.C != 3 {
 			return refusal.New(refusal.ModelMismatch, "the output has %d channels, not 3", s.C)

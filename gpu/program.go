@@ -239,20 +239,12 @@ func (p *Program) decodeOutputs(pl *whg1.Plan, inputs []*tensor.T) ([]*tensor.T,
 	return res, nil
 }
 
-// decode is a decode up to its outputs: the plan and the input policies on
-// the host, then, on the GL thread, every operator, and finish given the
-// plan and every tensor's buffer while the outputs are still on the device.
-func (p *Program) decode(inputs []*tensor.T, scalars []int64, finish func(*whg1.Plan, []*buffer) error) error {
-	pl, err := p.g.PlanInputs(inputs, scalars)
-	if err != nil {
-		return err
-	}
-	return p.decodePlanned(pl, inputs, false, finish)
-}
-
-// decodePlanned is decode of a decode planned as pl; with direct, the
-// outputs in p.direct are stored by their producers packed into their
-// staging buffers, which finish then finds as their buffers.
+// decodePlanned is a decode planned as pl up to its outputs: the input
+// policies on the host, then, on the GL thread, every operator, and finish
+// given the plan and every tensor's buffer while the outputs are still on
+// the device. With direct, the outputs in p.direct are stored by their
+// producers packed into their staging buffers, which finish then finds as
+// their buffers.
 func (p *Program) decodePlanned(pl *whg1.Plan, inputs []*tensor.T, direct bool, finish func(*whg1.Plan, []*buffer) error) error {
 	g := p.g
 	var err error

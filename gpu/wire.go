@@ -12,8 +12,9 @@ import (
 // certified width: the narrowest of u8, i8, u16, i16 and i32 that holds
 // the certificate's interval of the tensor (§8.1: the interval after its
 // policy), its elements packed 4 or 2 to a 32-bit word, little-endian (the
-// byte order of a storage buffer's words; shaders/wire.comp widens and
-// packs them on the device). An interval inside [0, 255], a picture's,
+// byte order of a storage buffer's words; an output's producer packs
+// them on the device, or shaders/wire.comp where another operator reads
+// the output too). An interval inside [0, 255], a picture's,
 // crosses at a byte although it takes 9 signed bits.
 
 // wire is an element's width on the wire: its bytes (1, 2 or 4) and

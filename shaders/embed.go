@@ -6,7 +6,8 @@
 //
 // Two shaders are no operator: rgba8.comp lays a frame out as RGBA8 bytes
 // for the viewer (gpu.Program.DecodeFrame), and wire.comp packs a graph
-// output at its certified width for the host (gpu/wire.go).
+// output at its certified width for the host (gpu/wire.go) where its
+// producer cannot store it packed (another operator reads it).
 //
 // Only package gpu should read these; they hold no floating-point type
 // (§6: no floating-point arithmetic for any value of a graph operator).

@@ -45,10 +45,13 @@ type Impl struct {
 	// the dword pairs (γ·2^(16−gf), same), chunk the input rows a 16-bit
 	// lane may sum. nil where the set has no such kernel; terms runs then.
 	termsHi func(n, x2, g, beta []int32, groups, c, m, chunk int)
+	// floored4 has the contract of Floored4 (the pure-Go loop where the
+	// set has no 64-bit arithmetic shift).
+	floored4 func(a []int64, g *[4]int64, r *[4][]int64, s uint)
 }
 
 // generic is the pure-Go implementation, present in every build.
-var generic = Impl{Name: "purego", terms: termsGeneric, root: rootGeneric, squares: squaresGeneric}
+var generic = Impl{Name: "purego", terms: termsGeneric, root: rootGeneric, squares: squaresGeneric, floored4: flooredGeneric}
 
 // impls lists the implementations this build has and this machine runs,
 // the pure one first; best is the last, the one the dispatcher picked.

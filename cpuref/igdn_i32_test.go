@@ -177,7 +177,9 @@ func draw(r *rand.Rand, lo, hi int64) int64 {
 // 46341] (46341² passes 2^31, so that block keeps the int64 loop), γ at
 // i32's ends shifted by a random count (one in 16 rows past i32, the
 // loop again), β set so each row's igdnFits bound is 2^63 − 1 exactly (or
-// a random smaller β), inputs at ±X a quarter of the time, gf up to 127.
+// a random smaller β; in a quarter of the cases β ≤ 2^31 − 1 and gf in
+// [32, 63], so that N lies near 2^31, either side), inputs at ±X a quarter
+// of the time, gf up to 127.
 // Every implementation of cpuref/norm this machine has runs the suite.
 func TestIGDNFlooredAgainstWide(t *testing.T) {
 	for _, name := range norm.Implementations() {
@@ -194,6 +196,10 @@ func TestIGDNFlooredAgainstWide(t *testing.T) {
 				p := &whg1.IGDN{GF: uint32(r.IntN(64)), Frac: uint32(r.IntN(70))}
 				if r.IntN(8) == 0 {
 					p.GF = uint32(r.IntN(128))
+				}
+				small := k%4 == 0 // N near 2^31 and below: igdnBlock's norm.Root
+				if small {
+					p.GF = uint32(32 + r.IntN(32))
 				}
 				for i := range C {
 					var s uint64
@@ -223,6 +229,9 @@ func TestIGDNFlooredAgainstWide(t *testing.T) {
 					b := int64(1<<63 - 1 - s)
 					if r.IntN(2) == 0 {
 						b = r.Int64N(b + 1)
+					}
+					if small {
+						b = draw(r, 0, 1<<31-1)
 					}
 					if r.IntN(2) == 0 {
 						b = -b

@@ -1,6 +1,8 @@
 package cpuref
 
 import (
+	"math/bits"
+
 	"github.com/waiops/waiops/cpuref/dot"
 	"github.com/waiops/waiops/cpuref/norm"
 	"github.com/waiops/waiops/tensor"
@@ -176,7 +178,7 @@ func igdnBlock(p *whg1.IGDN, in, out *tensor.T, p0, p1 int) error {
 			top = max(top, dst[t])
 		}
 	}
-	N := make([]int64, m)
+	N, n32 := make([]int64, m), make([]int32, m)
 	for i := range C {
 		for t := range N {
 			N[t] = p.Beta[i]
@@ -189,6 +191,9 @@ func igdnBlock(p *whg1.IGDN, in, out *tensor.T, p0, p1 int) error {
 		}
 		b.flush(N)
 		src, dst := in.Data[i*n+p0:][:m], out.Data[i*n+p0:][:m]
+		if b.x2i32 && rootNarrow(dst, src, N, n32, frac) {
+			continue
+		}
 		for t, s := range N {
 			var r int64
 			if s > 0 {
@@ -198,6 +203,26 @@ func igdnBlock(p *whg1.IGDN, in, out *tensor.T, p0, p1 int) error {
 		}
 	}
 	return nil
+}
+
+// rootNarrow is igdnBlock's last step on norm.Root where its bounds hold,
+// and reports whether they did: x in i32 (the caller's x² < 2^31), and
+// every max(0, N[t]) ≤ 2^31 − 1, so r = isqrt(max(0, N)) < 2^bits with
+// 2·bits ≥ the bit length of max N (bits ≤ 16). max(0, N) is formed here
+// (§5.7's isqrt(max(0, N_i))) so that the narrowing into n32 loses nothing.
+func rootNarrow(dst, src, N []int64, n32 []int32, frac uint) bool {
+	var top int64
+	for _, v := range N {
+		top = max(top, v)
+	}
+	if top > 1<<31-1 {
+		return false
+	}
+	n32 = n32[:len(N)]
+	for t, v := range N {
+		n32[t] = int32(max(v, 0))
+	}
+	return norm.Root(dst, src, n32, frac, max(1, (bits.Len64(uint64(top))+1)/2))
 }
 
 // floored4 is taps4 for igdn's terms: it adds ⌊g_k·r_k[t] / 2^s⌋ (each

@@ -178,6 +178,9 @@ func igdnBlock(p *whg1.IGDN, in, out *tensor.T, p0, p1 int) error {
 			top = max(top, dst[t])
 		}
 	}
+	// norm.Root's pure-Go bit-by-bit root is slower than isqrt64's Newton
+	// steps; its vector kernels are faster (BenchmarkIGDNI16).
+	vecRoot := norm.Selected() != "purego"
 	N, n32 := make([]int64, m), make([]int32, m)
 	for i := range C {
 		for t := range N {
@@ -191,7 +194,7 @@ func igdnBlock(p *whg1.IGDN, in, out *tensor.T, p0, p1 int) error {
 		}
 		b.flush(N)
 		src, dst := in.Data[i*n+p0:][:m], out.Data[i*n+p0:][:m]
-		if b.x2i32 && rootNarrow(dst, src, N, n32, frac) {
+		if vecRoot && b.x2i32 && rootNarrow(dst, src, N, n32, frac) {
 			continue
 		}
 		for t, s := range N {

@@ -2,7 +2,9 @@
 // (integer-operators §5.7, §6 "Chunked 32-bit partial sums"): the
 // per-term sum N_i = β_i + Σ_j ⌊γ[i][j]·x_j² / 2^gf⌋ over a panel of
 // positions (Terms), and r = isqrt(max(0, N)), out = ⌊x·r / 2^frac⌋ along
-// a row (Root). Every value is an exact integer; nothing here uses floating
+// a row (Root); and, for igdn's int64 path, four floored 64-bit terms
+// γ·x² with x² < 2^31 and γ in i32 added into a row (Floored4, AVX-512's
+// vpmuldq and vpsraq). Every value is an exact integer; nothing here uses floating
 // point (§6's MUST NOT).
 //
 // There is one Go signature per kernel and one implementation per

@@ -169,6 +169,10 @@ const igdnSpan = 256
 func igdnBlock(p *whg1.IGDN, in, out *tensor.T, p0, p1 int) error {
 	C, n, m := in.Shape.C, in.Shape.H*in.Shape.W, p1-p0
 	gf, frac := min(uint(p.GF), 63), min(uint(p.Frac), 63)
+	// Under the pure-Go norm kernels the int64 loop and isqrt64 stay: that
+	// Root's bit-by-bit root is slower than isqrt64's Newton steps, and
+	// Floored4 is the same loop behind a call (BenchmarkIGDNI16).
+	vec := norm.Selected() != "purego"
 	x2 := make([]int64, C*m)
 	var top int64
 	for j := range C {
@@ -178,15 +182,12 @@ func igdnBlock(p *whg1.IGDN, in, out *tensor.T, p0, p1 int) error {
 			top = max(top, dst[t])
 		}
 	}
-	// norm.Root's pure-Go bit-by-bit root is slower than isqrt64's Newton
-	// steps; its vector kernels are faster (BenchmarkIGDNI16).
-	vecRoot := norm.Selected() != "purego"
 	N, n32 := make([]int64, m), make([]int32, m)
 	for i := range C {
 		for t := range N {
 			N[t] = p.Beta[i]
 		}
-		b := floored4{s: gf, x2i32: top < 1<<31}
+		b := floored4{s: gf, x2i32: vec && top < 1<<31}
 		for j, g := range p.Gamma[i*C : (i+1)*C] {
 			if g != 0 { // a zero term (§6 may skip it): ⌊0 / 2^gf⌋ = 0
 				b.add(N, g, x2[j*m:][:m])
@@ -194,7 +195,7 @@ func igdnBlock(p *whg1.IGDN, in, out *tensor.T, p0, p1 int) error {
 		}
 		b.flush(N)
 		src, dst := in.Data[i*n+p0:][:m], out.Data[i*n+p0:][:m]
-		if vecRoot && b.x2i32 && rootNarrow(dst, src, N, n32, frac) {
+		if b.x2i32 && rootNarrow(dst, src, N, n32, frac) {
 			continue
 		}
 		for t, s := range N {
@@ -231,7 +232,8 @@ func rootNarrow(dst, src, N []int64, n32 []int32, frac uint) bool {
 // floored4 is taps4 for igdn's terms: it adds ⌊g_k·r_k[t] / 2^s⌋ (each
 // product floored by an arithmetic shift, s ≤ 63) four at a time into a[t].
 // It is a type of its own so that conv's loop carries no shift. Where every
-// r_k[t] < 2^31 (x2i32: x² for |x| ≤ 46340, past the 32-bit path's 181)
+// r_k[t] < 2^31 (x2i32: x² for |x| ≤ 46340, past the 32-bit path's 181;
+// false under the pure-Go norm kernels)
 // and the four g_k fit i32, norm.Floored4 forms the same terms, γ·x² in
 // 64-bit lanes (vpmuldq, vpsraq, vpaddq); the bounds of igdnFits on every
 // partial sum make the order of the adds immaterial (§6).

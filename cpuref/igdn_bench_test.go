@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/waiops/waiops/cpuref/norm"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
@@ -111,6 +112,41 @@ func BenchmarkNormPaths(b *testing.B) {
 		b.Run(path.name, func(b *testing.B) {
 			for b.Loop() {
 				if err := path.f(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			report(b, c*n*n, "elem/s")
+		})
+	}
+}
+
+// BenchmarkIGDNI16 times a 48-channel 128×128 igdn on i16-range inputs
+// (|x| ≤ 2^15 − 1, past igdn32Max, so every block takes igdnBlock),
+// γ in [0, 2^10), β = 2^20, gf 16, frac 10, shaped like the tiny
+// example's at --acts i16, once per cpuref/norm implementation in one
+// run: purego forms the terms with the int64 loop igdnBlock had before
+// norm.Floored4, avx512 with vpmuldq in 64-bit lanes.
+func BenchmarkIGDNI16(b *testing.B) {
+	const c, n = 48, 128
+	r := rand.New(rand.NewPCG(31, 32))
+	p := &whg1.IGDN{GF: 16, Frac: 10, Gamma: make([]int64, c*c), Beta: make([]int64, c)}
+	for i := range p.Gamma {
+		p.Gamma[i] = r.Int64N(1 << 10)
+	}
+	for i := range p.Beta {
+		p.Beta[i] = 1 << 20
+	}
+	x := tensor.New(tensor.Shape{C: c, H: n, W: n})
+	for i := range x.Data {
+		x.Data[i] = r.Int64N(1<<16-1) - (1<<15 - 1)
+	}
+	out := tensor.New(x.Shape)
+	for _, name := range norm.Implementations() {
+		b.Run(name, func(b *testing.B) {
+			restore, _ := norm.Force(name)
+			defer restore()
+			for b.Loop() {
+				if err := igdn(p, x, out); err != nil {
 					b.Fatal(err)
 				}
 			}

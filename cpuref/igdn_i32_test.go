@@ -1,6 +1,7 @@
 package cpuref
 
 import (
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 
@@ -169,4 +170,91 @@ func draw(r *rand.Rand, lo, hi int64) int64 {
 		return hi
 	}
 	return lo + r.Int64N(hi-lo+1)
+}
+
+// TestIGDNFlooredAgainstWide compares igdnBlock with igdnWide on random
+// cases past igdn32Max, where norm.Floored4 forms the terms: X in [182,
+// 46341] (46341² passes 2^31, so that block keeps the int64 loop), γ at
+// i32's ends shifted by a random count (one in 16 rows past i32, the
+// loop again), β set so each row's igdnFits bound is 2^63 − 1 exactly (or
+// a random smaller β; in a quarter of the cases β ≤ 2^31 − 1 and gf in
+// [32, 63], so that N lies near 2^31, either side), inputs at ±X a quarter
+// of the time, gf up to 127.
+// Every implementation of cpuref/norm this machine has runs the suite.
+func TestIGDNFlooredAgainstWide(t *testing.T) {
+	for _, name := range norm.Implementations() {
+		t.Run(name, func(t *testing.T) {
+			restore, _ := norm.Force(name)
+			defer restore()
+			r := rand.New(rand.NewPCG(43, 44))
+			for k := range igdnCases {
+				C, H, W := 1+r.IntN(5), 1+r.IntN(4), 1+r.IntN(12)
+				if k%1000 == 0 {
+					C, H, W = 1+r.IntN(12), 1+r.IntN(16), 1+r.IntN(24)
+				}
+				X := draw(r, igdn32Max+1, 46341)
+				p := &whg1.IGDN{GF: uint32(r.IntN(64)), Frac: uint32(r.IntN(70))}
+				if r.IntN(8) == 0 {
+					p.GF = uint32(r.IntN(128))
+				}
+				small := k%4 == 0 // N near 2^31 and below: igdnBlock's norm.Root
+				if small {
+					p.GF = uint32(32 + r.IntN(32))
+				}
+				for i := range C {
+					var s uint64
+					for range C {
+						g := draw(r, -1<<31, 1<<31-1) >> r.IntN(32)
+						if r.IntN(16) == 0 {
+							g <<= 1 + r.IntN(8)
+						}
+						if r.IntN(4) == 0 {
+							g = 0
+						}
+						p.Gamma = append(p.Gamma, g)
+						hi, lo := bits.Mul64(absU(g), uint64(X*X))
+						if hi != 0 || lo > 1<<63 {
+							lo = 1 << 63 // saturate: the row is past the bound
+						}
+						if s += lo + 1; s > 1<<63 || s <= lo { // past the bound, or wrapped
+							s = 1 << 63
+						}
+					}
+					if s > 1<<63-1 { // this row cannot fit at X: lower γ
+						for j := range C {
+							p.Gamma[i*C+j] = 0
+						}
+						s = uint64(C)
+					}
+					b := int64(1<<63 - 1 - s)
+					if r.IntN(2) == 0 {
+						b = r.Int64N(b + 1)
+					}
+					if small {
+						b = draw(r, 0, 1<<31-1)
+					}
+					if r.IntN(2) == 0 {
+						b = -b
+					}
+					p.Beta = append(p.Beta, b)
+				}
+				if !igdnFits(p, C, uint64(X)) {
+					t.Fatalf("case %d: X %d outside igdnFits", k, X)
+				}
+				x := tensor.New(tensor.Shape{C: C, H: H, W: W})
+				for i := range x.Data {
+					x.Data[i] = draw(r, -X, X)
+				}
+				got, want := tensor.New(x.Shape), tensor.New(x.Shape)
+				noErr(t, "igdnBlock", igdnBlock(p, x, got, 0, H*W))
+				noErr(t, "igdnWide", igdnWide(p, x, want, 0, H*W))
+				for i, w := range want.Data {
+					if got.Data[i] != w {
+						t.Fatalf("case %d: C %d, %d×%d, X %d, gf %d, frac %d: out[%d] = %d, want %d",
+							k, C, H, W, X, p.GF, p.Frac, i, got.Data[i], w)
+					}
+				}
+			}
+		})
+	}
 }

@@ -1,7 +1,10 @@
 package cpuref
 
 import (
+	"math/bits"
+
 	"github.com/waiops/waiops/cpuref/dot"
+	"github.com/waiops/waiops/cpuref/norm"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
@@ -166,19 +169,25 @@ const igdnSpan = 256
 func igdnBlock(p *whg1.IGDN, in, out *tensor.T, p0, p1 int) error {
 	C, n, m := in.Shape.C, in.Shape.H*in.Shape.W, p1-p0
 	gf, frac := min(uint(p.GF), 63), min(uint(p.Frac), 63)
+	// Under the pure-Go norm kernels the int64 loop and isqrt64 stay: that
+	// Root's bit-by-bit root is slower than isqrt64's Newton steps, and
+	// Floored4 is the same loop behind a call (BenchmarkIGDNI16).
+	vec := norm.Selected() != "purego"
 	x2 := make([]int64, C*m)
+	var top int64
 	for j := range C {
 		src, dst := in.Data[j*n+p0:][:m], x2[j*m:][:m]
 		for t, v := range src {
 			dst[t] = v * v
+			top = max(top, dst[t])
 		}
 	}
-	N := make([]int64, m)
+	N, n32 := make([]int64, m), make([]int32, m)
 	for i := range C {
 		for t := range N {
 			N[t] = p.Beta[i]
 		}
-		b := floored4{s: gf}
+		b := floored4{s: gf, x2i32: vec && top < 1<<31}
 		for j, g := range p.Gamma[i*C : (i+1)*C] {
 			if g != 0 { // a zero term (§6 may skip it): ⌊0 / 2^gf⌋ = 0
 				b.add(N, g, x2[j*m:][:m])
@@ -186,6 +195,9 @@ func igdnBlock(p *whg1.IGDN, in, out *tensor.T, p0, p1 int) error {
 		}
 		b.flush(N)
 		src, dst := in.Data[i*n+p0:][:m], out.Data[i*n+p0:][:m]
+		if b.x2i32 && rootNarrow(dst, src, N, n32, frac) {
+			continue
+		}
 		for t, s := range N {
 			var r int64
 			if s > 0 {
@@ -197,14 +209,40 @@ func igdnBlock(p *whg1.IGDN, in, out *tensor.T, p0, p1 int) error {
 	return nil
 }
 
+// rootNarrow is igdnBlock's last step on norm.Root where its bounds hold,
+// and reports whether they did: x in i32 (the caller's x² < 2^31), and
+// every max(0, N[t]) ≤ 2^31 − 1, so r = isqrt(max(0, N)) < 2^bits with
+// 2·bits ≥ the bit length of max N (bits ≤ 16). max(0, N) is formed here
+// (§5.7's isqrt(max(0, N_i))) so that the narrowing into n32 loses nothing.
+func rootNarrow(dst, src, N []int64, n32 []int32, frac uint) bool {
+	var top int64
+	for _, v := range N {
+		top = max(top, v)
+	}
+	if top > 1<<31-1 {
+		return false
+	}
+	n32 = n32[:len(N)]
+	for t, v := range N {
+		n32[t] = int32(max(v, 0))
+	}
+	return norm.Root(dst, src, n32, frac, max(1, (bits.Len64(uint64(top))+1)/2))
+}
+
 // floored4 is taps4 for igdn's terms: it adds ⌊g_k·r_k[t] / 2^s⌋ (each
 // product floored by an arithmetic shift, s ≤ 63) four at a time into a[t].
-// It is a type of its own so that conv's loop carries no shift.
+// It is a type of its own so that conv's loop carries no shift. Where every
+// r_k[t] < 2^31 (x2i32: x² for |x| ≤ 46340, past the 32-bit path's 181;
+// false under the pure-Go norm kernels)
+// and the four g_k fit i32, norm.Floored4 forms the same terms, γ·x² in
+// 64-bit lanes (vpmuldq, vpsraq, vpaddq); the bounds of igdnFits on every
+// partial sum make the order of the adds immaterial (§6).
 type floored4 struct {
-	g [4]int64
-	r [4][]int64
-	n int
-	s uint
+	g     [4]int64
+	r     [4][]int64
+	n     int
+	s     uint
+	x2i32 bool
 }
 
 func (b *floored4) add(a []int64, g int64, r []int64) {
@@ -223,6 +261,10 @@ func (b *floored4) flush(a []int64) {
 		b.g[k], b.r[k] = 0, b.r[0]
 	}
 	b.n = 0
+	if b.x2i32 && fitsI32(b.g[0]) && fitsI32(b.g[1]) && fitsI32(b.g[2]) && fitsI32(b.g[3]) {
+		norm.Floored4(a, &b.g, &b.r, b.s)
+		return
+	}
 	s := b.s & 63 // s ≤ 63 already; the mask lets the shifts compile plain
 	g0, g1, g2, g3 := b.g[0], b.g[1], b.g[2], b.g[3]
 	r0, r1, r2, r3 := b.r[0][:len(a)], b.r[1][:len(a)], b.r[2][:len(a)], b.r[3][:len(a)]
@@ -464,3 +506,6 @@ func softmax(in, out *tensor.T) {
 		}
 	}
 }
+
+// fitsI32 says whether v lies in int32.
+func fitsI32(v int64) bool { return v == int64(int32(v)) }

@@ -10,13 +10,13 @@ func native() []Impl {
 	var l []Impl
 	if cpu.X86.HasAVX2 {
 		l = append(l, Impl{Name: "avx2", terms: asmTerms(termsAVX2), root: asmRoot(rootAVX2), squares: asmSquares(squaresAVX2),
-			termsHi: asmTermsHi(termsHiAVX2)})
+			termsHi: asmTermsHi(termsHiAVX2), floored4: flooredGeneric})
 	}
 	// F for the zmm forms, BW for word multiply-adds on zmm, VL for the
 	// ymm forms of the narrowing and widening moves.
 	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL {
 		l = append(l, Impl{Name: "avx512", terms: asmTerms(termsAVX512), root: asmRoot(rootAVX512), squares: asmSquares(squaresAVX512),
-			termsHi: asmTermsHi(termsHiAVX512)})
+			termsHi: asmTermsHi(termsHiAVX512), floored4: asmFloored(flooredAVX512)})
 	}
 	return l
 }
@@ -78,3 +78,24 @@ func termsHiAVX2(n, x2, gam, beta *int32, groups, c, m, chunk int)
 
 //go:noescape
 func termsHiAVX512(n, x2, gam, beta *int32, groups, c, m, chunk int)
+
+// asmFloored runs a Floored4 kernel on the whole blocks of 8 elements and
+// the pure-Go loop on the rest.
+func asmFloored(k func(a *int64, cnt int, g *[4]int64, r0, r1, r2, r3 *int64, s uint64)) func(a []int64, g *[4]int64, r *[4][]int64, s uint) {
+	return func(a []int64, g *[4]int64, r *[4][]int64, s uint) {
+		n := len(a) &^ 7
+		if n > 0 {
+			k(&a[0], n, g, &r[0][:n][0], &r[1][:n][0], &r[2][:n][0], &r[3][:n][0], uint64(s))
+		}
+		if n < len(a) {
+			flooredGeneric(a[n:], g, &[4][]int64{r[0][n:], r[1][n:], r[2][n:], r[3][n:]}, s)
+		}
+	}
+}
+
+// flooredAVX512 is Floored4 on cnt elements (a positive multiple of 8):
+// vpmuldq, vpsraq (AVX-512 F; AVX2 has no 64-bit arithmetic shift) and
+// vpaddq per term, 8 positions a zmm.
+//
+//go:noescape
+func flooredAVX512(a *int64, cnt int, gam *[4]int64, r0, r1, r2, r3 *int64, s uint64)

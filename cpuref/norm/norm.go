@@ -2,7 +2,9 @@
 // (integer-operators §5.7, §6 "Chunked 32-bit partial sums"): the
 // per-term sum N_i = β_i + Σ_j ⌊γ[i][j]·x_j² / 2^gf⌋ over a panel of
 // positions (Terms), and r = isqrt(max(0, N)), out = ⌊x·r / 2^frac⌋ along
-// a row (Root). Every value is an exact integer; nothing here uses floating
+// a row (Root); and, for igdn's int64 path, four floored 64-bit terms
+// γ·x² with x² < 2^31 and γ in i32 added into a row (Floored4, AVX-512's
+// vpmuldq and vpsraq). Every value is an exact integer; nothing here uses floating
 // point (§6's MUST NOT).
 //
 // There is one Go signature per kernel and one implementation per
@@ -45,10 +47,13 @@ type Impl struct {
 	// the dword pairs (γ·2^(16−gf), same), chunk the input rows a 16-bit
 	// lane may sum. nil where the set has no such kernel; terms runs then.
 	termsHi func(n, x2, g, beta []int32, groups, c, m, chunk int)
+	// floored4 has the contract of Floored4 (the pure-Go loop where the
+	// set has no 64-bit arithmetic shift).
+	floored4 func(a []int64, g *[4]int64, r *[4][]int64, s uint)
 }
 
 // generic is the pure-Go implementation, present in every build.
-var generic = Impl{Name: "purego", terms: termsGeneric, root: rootGeneric, squares: squaresGeneric}
+var generic = Impl{Name: "purego", terms: termsGeneric, root: rootGeneric, squares: squaresGeneric, floored4: flooredGeneric}
 
 // impls lists the implementations this build has and this machine runs,
 // the pure one first; best is the last, the one the dispatcher picked.

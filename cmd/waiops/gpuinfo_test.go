@@ -58,8 +58,13 @@ func TestGPUInfo(t *testing.T) {
 	if err := json.Unmarshal(so.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	if m := got.Graph; m == nil || m.LoadedBytes != 0 || m.DecodedBytes == nil || *m.DecodedBytes != 2*4*24 {
-		t.Fatalf("gpu info GRAPH: %+v", got.Graph)
+	// After one decode at 2×4 the graph holds its two staging buffers and no
+	// tensor buffer: the input (3·2·4 = 24 elements in [-5, 5], i8 on the
+	// wire) is read packed by relu, and relu stores its output ([0, 5], u8)
+	// packed into the output's staging; 24 bytes each, 4 elements a word.
+	const want = 24 + 24
+	if m := got.Graph; m == nil || m.LoadedBytes != 0 || m.DecodedBytes == nil || *m.DecodedBytes != want {
+		t.Fatalf("gpu info GRAPH: %+v, want %d decoded bytes", got.Graph, want)
 	}
 	if rc := dispatch([]string{"gpu", "info", path, "extra"}, &so, &se); rc != 2 {
 		t.Fatalf("gpu info GRAPH extra: exit %d, want 2", rc)

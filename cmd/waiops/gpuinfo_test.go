@@ -62,9 +62,9 @@ func TestGPUInfo(t *testing.T) {
 	// tensor buffer: the input (3·2·4 = 24 elements in [-5, 5], i8 on the
 	// wire) is read packed by relu, and relu stores its output ([0, 5], u8)
 	// packed into the output's staging; 24 bytes each, 4 elements a word.
-	const want = 24 + 24
-	if m := got.Graph; m == nil || m.LoadedBytes != 0 || m.DecodedBytes == nil || *m.DecodedBytes != want {
-		t.Fatalf("gpu info GRAPH: %+v, want %d decoded bytes", got.Graph, want)
+	const held = 24 + 24
+	if m := got.Graph; m == nil || m.LoadedBytes != 0 || m.DecodedBytes == nil || *m.DecodedBytes != held {
+		t.Fatalf("gpu info GRAPH: %+v, want %d decoded bytes", got.Graph, held)
 	}
 	if rc := dispatch([]string{"gpu", "info", path, "extra"}, &so, &se); rc != 2 {
 		t.Fatalf("gpu info GRAPH extra: exit %d, want 2", rc)

@@ -35,17 +35,12 @@ func (b *builder) scalar(lo, hi int64) uint32 {
 	return uint32(len(b.g.Scalars) - 1)
 }
 
-func (b *builder) tensor(c uint32) uint32 {
-	b.g.Tensors = append(b.g.Tensors, whg1.Tensor{Channels: c, Exponent: whg1.NoExponent})
-	return uint32(len(b.g.Tensors) - 1)
-}
+func (b *builder) tensor(c uint32) uint32 { return b.g.AddTensor(c) }
 
 // op appends an operator with one output tensor of c channels (§13.0,
 // tensor numbering) and returns that tensor.
 func (b *builder) op(code whg1.Opcode, params any, c uint32, in ...uint32) uint32 {
-	out := b.tensor(c)
-	b.g.Ops = append(b.g.Ops, whg1.Op{Code: code, In: in, Out: []uint32{out}, Params: params})
-	return out
+	return b.g.AddOp(code, params, c, in...)
 }
 
 // check gives tensor t the policy check [lo, hi] (§3).

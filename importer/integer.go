@@ -92,15 +92,10 @@ type emitter struct {
 	uses   []int
 }
 
-func (e *emitter) tensor(c int) uint32 {
-	e.g.Tensors = append(e.g.Tensors, whg1.Tensor{Channels: uint32(c), Exponent: whg1.NoExponent})
-	return uint32(len(e.g.Tensors) - 1)
-}
+func (e *emitter) tensor(c int) uint32 { return e.g.AddTensor(uint32(c)) }
 
 func (e *emitter) op(code whg1.Opcode, params any, c int, in ...uint32) uint32 {
-	out := e.tensor(c)
-	e.g.Ops = append(e.g.Ops, whg1.Op{Code: code, In: in, Out: []uint32{out}, Params: params})
-	return out
+	return e.g.AddOp(code, params, uint32(c), in...)
 }
 
 // clampPolicy gives tensor t the policy clamp [lo, hi] (§3).

@@ -265,3 +265,19 @@ type Contraction struct {
 	Groups uint32
 	RQ     RQ
 }
+
+// AddTensor appends a tensor of c channels, with no exponent and no
+// policy, and returns its number (§10.2: tensors are numbered in order).
+// Builders of graphs (the §13 lowerings, the ONNX importer) use it.
+func (g *Graph) AddTensor(c uint32) uint32 {
+	g.Tensors = append(g.Tensors, Tensor{Channels: c, Exponent: NoExponent})
+	return uint32(len(g.Tensors) - 1)
+}
+
+// AddOp appends an operator reading in and writing one new tensor of c
+// channels, and returns that tensor's number.
+func (g *Graph) AddOp(code Opcode, params any, c uint32, in ...uint32) uint32 {
+	out := g.AddTensor(c)
+	g.Ops = append(g.Ops, Op{Code: code, In: in, Out: []uint32{out}, Params: params})
+	return out
+}

@@ -236,7 +236,7 @@ func (k *convKernel) pointwise(x, out val) (val, val) {
 		}
 	}
 	view := func(v val) val {
-		return val{T: &tensor.T{Shape: tensor.Shape{C: v.Shape.C, H: H / f, W: W * f}, Data: v.Data}, i8: v.i8}
+		return val{T: &tensor.T{Shape: tensor.Shape{C: v.Shape.C, H: H / f, W: W * f}, Data: v.Data}, i8: v.i8, u8: v.u8}
 	}
 	return view(x), view(out)
 }

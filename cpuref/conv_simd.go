@@ -279,6 +279,9 @@ func packVal[E int16 | uint8](f *laneForm[E], x val, g padGeom, Wo int) (*packed
 	if x.i8 != nil {
 		return packInput(f, x.i8, x.Shape, g, Wo)
 	}
+	if x.u8 != nil {
+		return packInput(f, x.u8, x.Shape, g, Wo)
+	}
 	return packInput(f, x.Data, x.Shape, g, Wo)
 }
 
@@ -287,7 +290,7 @@ func packVal[E int16 | uint8](f *laneForm[E], x val, g padGeom, Wo int) (*packed
 // false when the packed copy would pass 4·len(xs) + 2^20 elements (a
 // padding, stride or kernel far larger than the input), which the i64 path
 // then runs. The caller has checked every value fits E (chunk16, chunk8).
-func packInput[E int16 | uint8, S int64 | int8](f *laneForm[E], xs []S, sh tensor.Shape, g padGeom, Wo int) (*packed[E], bool) {
+func packInput[E int16 | uint8, S int64 | int8 | uint8](f *laneForm[E], xs []S, sh tensor.Shape, g padGeom, Wo int) (*packed[E], bool) {
 	C, H, W := sh.C, sh.H, sh.W
 	kw, sw, ph, pw := g.kw, g.sw, g.ph, g.pw
 	per := f.per
@@ -308,6 +311,11 @@ func packInput[E int16 | uint8, S int64 | int8](f *laneForm[E], xs []S, sh tenso
 	pairs, _ := any(pk.data).([]int16)
 	bytes, _ := any(xs).([]int8)
 	byPair := pairs != nil && bytes != nil && sw == 1
+	// u8 values into quads at stride 1 go four channels' rows at a time
+	// through dot.Quad8.
+	quads, _ := any(pk.data).([]uint8)
+	ubytes, _ := any(xs).([]uint8)
+	byQuad := quads != nil && ubytes != nil && sw == 1
 	// Channel groups go to separate goroutines: their channels interleave.
 	_ = parallelRows(0, nq, per*H*W, func(q0, q1 int) error {
 		for c := per * q0; c < min(C, per*q1); c++ {
@@ -321,6 +329,20 @@ func packInput[E int16 | uint8, S int64 | int8](f *laneForm[E], xs []S, sh tenso
 					dot.Pair8(pairs[(((r+ph)*nq+c/2)*wq+pw)*2:], bytes[(c*H+r)*W:][:m], b)
 				}
 				c++
+				continue
+			}
+			if byQuad { // c is a multiple of 4: per is 4
+				m := min(W, wq-pw)
+				for r := range H {
+					var rows [4][]uint8
+					for j := range rows {
+						if c+j < C {
+							rows[j] = ubytes[((c+j)*H+r)*W:][:m]
+						}
+					}
+					dot.Quad8(quads[(((r+ph)*nq+c/4)*wq+pw)*4:], &rows)
+				}
+				c += 3
 				continue
 			}
 			for r := range H {
@@ -435,15 +457,25 @@ type fusedStore struct {
 // nil when none can: out is at i8 width and its rows a multiple of
 // dot.Block long (a tile stores whole blocks).
 func (k *convKernel) fusedStore(out val, B uint64) *fusedStore {
-	Ho, Wo := out.Shape.H, out.Shape.W
-	if out.i8 == nil || Wo%dot.Block != 0 {
+	if out.i8 == nil {
 		return nil
 	}
-	q := k.fusedTiles(B, k.post)
+	return k.fusedBytes(out.i8, out.Shape, B, false)
+}
+
+// fusedBytes is fusedStore into the bytes dst of an output of shape sh,
+// which hold i8 values, or the bits of u8 values when unsigned (Conv8's
+// u8 output).
+func (k *convKernel) fusedBytes(dst []int8, sh tensor.Shape, B uint64, unsigned bool) *fusedStore {
+	Ho, Wo := sh.H, sh.W
+	if Wo%dot.Block != 0 {
+		return nil
+	}
+	q := k.fusedTiles(B, k.post, unsigned)
 	if q == nil {
 		return nil
 	}
-	return &fusedStore{dst: out.i8, ldb: Ho * Wo, wo: Wo, q: q}
+	return &fusedStore{dst: dst, ldb: Ho * Wo, wo: Wo, q: q}
 }
 
 // fusedTiles is the fused epilogue of each of k's tiles over sums up to B
@@ -451,8 +483,9 @@ func (k *convKernel) fusedStore(out val, B uint64) *fusedStore {
 // be: fuseTiles is off, the weights have no dot form, or post is more than
 // one clamp. A tile is fused when every channel's rq fits 64 bits over
 // sums up to B (rqFits64, as rqRow decides); its epilogue is then the rq
-// and narrowing rqRow and storeRow would apply (narrow.go), in one pass.
-func (k *convKernel) fusedTiles(B uint64, post *rowPost) []*dot.TileRQ {
+// and narrowing rqRow and storeRow would apply (narrow.go), in one pass,
+// to i8 bytes, or to u8 ones when unsigned.
+func (k *convKernel) fusedTiles(B uint64, post *rowPost, unsigned bool) []*dot.TileRQ {
 	if !fuseTiles || k.w16 == nil {
 		return nil
 	}
@@ -479,7 +512,7 @@ func (k *convKernel) fusedTiles(B uint64, post *rowPost) []*dot.TileRQ {
 			qs[i] = dot.RQ64{Pre: r.PreOf(c), Mult: r.MultOf(c), Post: r.PostOf(c), Shift: r.ShiftOf(c), Round: uint8(r.Round), Clamp: true, Lo: lo, Hi: hi}
 		}
 		if ok {
-			q[o/dot.TileRows] = dot.NewTileRQ(&qs)
+			q[o/dot.TileRows] = dot.NewTileRQ(&qs, unsigned)
 		}
 	}
 	return q

@@ -237,7 +237,7 @@ func (k *convTKernel) runVal(x, out val) error {
 			// clamp and narrowing as scatter's), a row arrives as bytes.
 			var fs *fusedStore
 			if out.i8 != nil && c != nil {
-				if q := c.fusedTiles(uint64(B), k.post); q != nil {
+				if q := c.fusedTiles(uint64(B), k.post, false); q != nil {
 					fs = &fusedStore{q: q, put8: func(o, u int, b []int8) error {
 						at := row(o, u)
 						for i, v := range b[:vn] {

@@ -55,10 +55,12 @@ type Program struct {
 // val is one tensor of a decode as the steps see it: its shape, and its
 // elements as int64 in T.Data or, for a tensor the load stores narrow
 // (narrow.go), as int8 in i8 with T.Data nil (§3 Storage: any integer type
-// that holds the certified range).
+// that holds the certified range). u8 holds the bytes of a non-negative
+// input at u8 width instead, as only Conv8 passes one (conv8.go).
 type val struct {
 	*tensor.T
 	i8 []int8
+	u8 []uint8
 }
 
 // step runs one operator on its input tensors into its output tensors,

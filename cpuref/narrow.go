@@ -80,6 +80,13 @@ func wide(vs []val) []*tensor.T {
 
 // widened is v as an int64 tensor: v itself, or a copy of its bytes.
 func widened(v val) *tensor.T {
+	if v.u8 != nil {
+		t := &tensor.T{Shape: v.Shape, Data: make([]int64, len(v.u8))}
+		for i, b := range v.u8 {
+			t.Data[i] = int64(b)
+		}
+		return t
+	}
 	if v.i8 == nil {
 		return v.T
 	}
@@ -88,8 +95,12 @@ func widened(v val) *tensor.T {
 	return t
 }
 
-// extentOf is extent over v's elements, at whichever width it is stored.
+// extentOf is extent over v's elements, at whichever width it is stored
+// (for u8 storage, the type's bounds: X = 255, all non-negative).
 func extentOf(v val) (X uint64, nonneg bool) {
+	if v.u8 != nil {
+		return math.MaxUint8, true // u8's own interval bounds it; no scan
+	}
 	if v.i8 == nil {
 		return extent(v.Data)
 	}

@@ -125,6 +125,51 @@ func BenchmarkMac16(b *testing.B) {
 	}
 }
 
+// BenchmarkTile8 is Tile8 alone on one goroutine, per implementation with
+// a Mac8 kernel: the taps of a 3×3 conv over 64 input channels (16 quads ·
+// 9 = 144 taps) on 64 columns whose input (25 KB) stays in L1, u8 data
+// and i8 weights, in u8 × i8 products per second.
+func BenchmarkTile8(b *testing.B) {
+	const n, quads, wq = 64, 16, 66
+	r := rand.New(rand.NewPCG(5, 6))
+	x := make([]uint8, quads*3*wq*4)
+	for i := range x {
+		x[i] = uint8(r.IntN(256))
+	}
+	var off []int32
+	var w []uint32
+	for q := range quads {
+		for i := range 3 {
+			for j := range 3 {
+				off = append(off, int32(((q*3+i)*wq+j)*4))
+				for range TileRows {
+					w = append(w, r.Uint32())
+				}
+			}
+		}
+	}
+	taps, _ := NewTaps8(off)
+	chunk, _ := Choose8(Operands{-128, 127, 0, 255})
+	acc := make([]int64, TileRows*n)
+	saved := best8
+	defer func() { best8 = saved }()
+	for _, im := range impls {
+		if im.tile8 == nil {
+			continue
+		}
+		best8 = im
+		b.Run(im.Name, func(b *testing.B) {
+			t0 := cputime.Process()
+			for b.Loop() {
+				Tile8(acc, n, n, x, taps, w, chunk)
+			}
+			work := float64(4*len(w)*n) * float64(b.N)
+			b.ReportMetric(work/b.Elapsed().Seconds(), "MAC/s")
+			reportCPU(b, work, 1, t0)
+		})
+	}
+}
+
 // BenchmarkRQRow is RQRowStrided on rows of 64 sums (a conv_transpose phase row
 // at side 64), half-even rounding, shift 8, per implementation, in sums
 // per second.

@@ -1,5 +1,7 @@
 package dot
 
+import "encoding/binary"
+
 // Narrow8 clamps each src[i] to [lo, hi] (lo ≤ hi), writes it to
 // dst[stride·i] as an int8 (stride ≥ 1; the elements between are left as
 // they are) and reports whether every clamped value fitted i8: the store
@@ -32,6 +34,33 @@ func Pair8(dst []int16, a, b []int8) {
 		return
 	}
 	bestWide.pair8(dst[:2*len(a)], a, b[:len(a)])
+}
+
+// Quad8 interleaves four rows of u8 values into u8 quads, the operand
+// form of Mac8 (Quad's order: row j's value in byte j): dst[4i + j] =
+// rows[j][i], or 0 for a nil rows[j] (a channel past the last). dst holds
+// at least 4·n elements and every row that is not nil at least n, n the
+// length of rows[0].
+func Quad8(dst []uint8, rows *[4][]uint8) {
+	a := rows[0]
+	n := len(a)
+	dst = dst[:4*n]
+	if b, c, d := rows[1], rows[2], rows[3]; b != nil && c != nil && d != nil {
+		b, c, d = b[:n], c[:n], d[:n]
+		for i, v := range a {
+			binary.LittleEndian.PutUint32(dst[4*i:], uint32(v)|uint32(b[i])<<8|uint32(c[i])<<16|uint32(d[i])<<24)
+		}
+		return
+	}
+	for j, row := range rows {
+		for i := range n {
+			var v uint8
+			if row != nil {
+				v = row[i]
+			}
+			dst[4*i+j] = v
+		}
+	}
 }
 
 // narrow8Generic is Narrow8 in Go: v + 128 lies in [0, 255] exactly when v

@@ -3,6 +3,7 @@ package dot
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -171,4 +172,22 @@ func TestPair8(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestQuad8 checks Quad8's order on hand values, a missing last row, and
+// rows longer than the first.
+func TestQuad8(t *testing.T) {
+	dst := make([]uint8, 13)
+	for i := range dst {
+		dst[i] = 0xee
+	}
+	Quad8(dst, &[4][]uint8{{1, 2, 3}, {4, 5, 6, 99}, {7, 8, 9}, {250, 251, 255}})
+	want := []uint8{1, 4, 7, 250, 2, 5, 8, 251, 3, 6, 9, 255, 0xee}
+	if !slices.Equal(dst, want) {
+		t.Fatalf("got %v, want %v", dst, want)
+	}
+	Quad8(dst, &[4][]uint8{{1, 2}, {3, 4}, {5, 6}, nil})
+	if want := []uint8{1, 3, 5, 0, 2, 4, 6, 0}; !slices.Equal(dst[:8], want) {
+		t.Fatalf("with a nil row: got %v, want %v", dst[:8], want)
+	}
 }

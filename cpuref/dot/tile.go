@@ -62,36 +62,50 @@ func tileGeneric[E int16 | uint8](mac func([]int64, []E, []int32, []uint32, int)
 
 // TileRQ is the epilogue Tile16RQ and Tile8RQ fuse into the tile's store,
 // the constants of each row's rq (§5.1 in RQ64's 64-bit form), clamp and
-// narrowing formed once: row r's eight at [8r:], in the order of tileRQ
-// in _gen/fused.go.
-type TileRQ [TileRows * 8]int64
+// narrowing formed once: row r's nine at [9r:], in the order of tileRQ
+// in _gen/fused.go. The ninth is the narrowing's offset, 128 for an i8
+// store and 0 for a u8 one: a clamped y is stored when y + offset lies in
+// [0, 255], as the byte y's low eight bits make.
+type TileRQ [TileRows * tileRQRow]int64
+
+// tileRQRow is the constants of one row of a TileRQ.
+const tileRQRow = 9
 
 // NewTileRQ forms q's rows' constants (RQRowStrided's add and even bit,
-// Clamp's ends or the whole int64 range). Each row's sums must meet
-// RQ64's bounds.
-func NewTileRQ(q *[TileRows]RQ64) *TileRQ {
+// Clamp's ends or the whole int64 range) for a store at i8 width, or at
+// u8 width when unsigned (§3 Storage: the type that holds the values; the
+// store checks each value lies in it, never offsets one). Each row's sums
+// must meet RQ64's bounds.
+func NewTileRQ(q *[TileRows]RQ64, unsigned bool) *TileRQ {
 	var t TileRQ
+	off := int64(128)
+	if unsigned {
+		off = 0
+	}
 	for r := range q {
 		add, even, s, lo, hi := q[r].formed()
-		copy(t[8*r:], []int64{q[r].Pre, q[r].Mult, add, even, q[r].Post, lo, hi, int64(s)})
+		copy(t[tileRQRow*r:], []int64{q[r].Pre, q[r].Mult, add, even, q[r].Post, lo, hi, int64(s), off})
 	}
 	return &t
 }
 
-// row is row r's constants as rq's loop takes them.
-func (t *TileRQ) row(r int) (pre, mult, add, even, post, lo, hi int64, s uint) {
-	c := t[8*r:]
-	return c[0], c[1], c[2], c[3], c[4], c[5], c[6], uint(c[7])
+// row is row r's constants as rq's loop takes them, and the narrowing's
+// offset.
+func (t *TileRQ) row(r int) (pre, mult, add, even, post, lo, hi int64, s uint, off int64) {
+	c := t[tileRQRow*r:]
+	return c[0], c[1], c[2], c[3], c[4], c[5], c[6], uint(c[7]), c[8]
 }
 
 // Tile16RQ is Tile16 on zeroed sums followed, for each row r, by RQRow
-// with q's row r and Narrow8 of the results into dst[r·ldb:][:n] (ldb ≥ n,
+// with q's row r and Narrow8 of the results into dst[r·ldb:][:n] (or,
+// for a q formed unsigned, their narrowing to u8, each byte's bits in
+// dst's int8) (ldb ≥ n,
 // dst at least (TileRows − 1)·ldb + n long): a tile of a conv's output
 // stored at i8 width (§3 Storage) without a second pass over its sums
 // where the implementation fuses them (AVX-512 with DQ, every tap in one
 // chunk). acc, at least TileRows·n long, holds the sums where it does not.
 // It returns false when the arguments do not fit (as Tile16's), or when a
-// y wrapped or a clamped y left i8 (RQRow's and Narrow8's false); dst then
+// y wrapped or a clamped y left i8 or u8 (RQRow's and Narrow8's false); dst then
 // holds garbage, and the caller runs the rows unfused for its refusal.
 func Tile16RQ(dst []int8, ldb int, acc []int64, n int, x []int16, taps *Taps, w []uint32, chunk int, q *TileRQ) bool {
 	if !tileFits(len(acc), n, n, len(x), taps, 2, len(w), chunk) || ldb < n || len(dst) < (TileRows-1)*ldb+n {
@@ -130,10 +144,28 @@ func composeRQ[E int16 | uint8](tile func([]int64, int, int, []E, []int32, []uin
 		}
 		ok := true
 		for r := range TileRows {
-			pre, mult, add, even, post, lo, hi, s := q.row(r)
+			pre, mult, add, even, post, lo, hi, s, off := q.row(r)
 			row := acc[r*n:][:n]
-			ok = rq(row, 1, row, pre, mult, add, post, s, even, math.MinInt64, math.MaxInt64) && narrow8(dst[r*ldb:][:n], 1, row, lo, hi) && ok
+			ok = rq(row, 1, row, pre, mult, add, post, s, even, math.MinInt64, math.MaxInt64) && ok
+			if off == 0 {
+				ok = narrowU8(dst[r*ldb:][:n], row, lo, hi) && ok
+			} else {
+				ok = narrow8(dst[r*ldb:][:n], 1, row, lo, hi) && ok
+			}
 		}
 		return ok
 	}
+}
+
+// narrowU8 is narrow8Generic's store at u8 width: each src[i] clamped to
+// [lo, hi], its low eight bits stored in dst[i], and whether every clamped
+// value lay in [0, 255].
+func narrowU8(dst []int8, src []int64, lo, hi int64) bool {
+	var bad uint64
+	for i, v := range src {
+		v = min(max(v, lo), hi)
+		bad |= uint64(v) >> 8
+		dst[i] = int8(uint8(v))
+	}
+	return bad == 0
 }

@@ -14,13 +14,16 @@ import (
 // small Post or, now and then, one that makes y wrap or one near 2^62
 // (whose y must not be read as wrapped), and half the time a
 // clamp whose ends lie in or just past i8.
-func rqCase(r *rand.Rand, B int64) RQ64 {
+func rqCase(r *rand.Rand, B int64, unsigned bool) RQ64 {
 	q := RQ64{Round: uint8(r.IntN(3)), Mult: draw(r, -1<<r.IntN(21), 1<<r.IntN(21)), Pre: draw(r, -1<<r.IntN(21), 1<<r.IntN(21))}
 	top := bits.Len64(uint64((B + absI(q.Pre)) * max(1, absI(q.Mult))))
 	q.Shift = uint(min(62, max(0, top-7+r.IntN(5)-2)))
 	q.Post = draw(r, -200, 200)
 	if r.IntN(2) == 0 {
 		a, b := draw(r, -140, 140), draw(r, -140, 140)
+		if unsigned {
+			a, b = draw(r, -12, 268), draw(r, -12, 268)
+		}
 		q.Clamp, q.Lo, q.Hi = true, min(a, b), max(a, b)
 	}
 	switch r.IntN(16) {
@@ -34,11 +37,15 @@ func rqCase(r *rand.Rand, B int64) RQ64 {
 }
 
 // wantRQ8 is what Tile16RQ must store for sum v under q: rqBig's y
-// clamped, and whether y fitted i64 and the clamped y i8.
-func wantRQ8(v int64, q RQ64) (int8, bool) {
+// clamped, and whether y fitted i64 and the clamped y i8 (u8 when
+// unsigned, whose byte's bits it returns).
+func wantRQ8(v int64, q RQ64, unsigned bool) (int8, bool) {
 	y, ok := rqBig(v, q)
 	if q.Clamp {
 		y = min(max(y, q.Lo), q.Hi)
+	}
+	if unsigned {
+		return int8(uint8(y)), ok && y >= 0 && y <= math.MaxUint8
 	}
 	return int8(y), ok && y >= math.MinInt8 && y <= math.MaxInt8
 }
@@ -54,9 +61,10 @@ func tileRQCheck(t *testing.T, r *rand.Rand, what string, n int, sums [TileRows]
 			B = max(B, absI(v))
 		}
 	}
+	unsigned := r.IntN(2) == 0
 	var qs [TileRows]RQ64
 	for i := range qs {
-		qs[i] = rqCase(r, B)
+		qs[i] = rqCase(r, B, unsigned)
 	}
 	ldb := n + r.IntN(3)*Block
 	const mark = -0x5b
@@ -70,13 +78,13 @@ func tileRQCheck(t *testing.T, r *rand.Rand, what string, n int, sums [TileRows]
 		want[i] = make([]int8, n)
 		for j, v := range sums[i] {
 			var ok bool
-			want[i][j], ok = wantRQ8(v, qs[i])
+			want[i][j], ok = wantRQ8(v, qs[i], unsigned)
 			wantOK = wantOK && ok
 		}
 	}
 	acc := make([]int64, TileRows*n)
-	ok := run(dst, ldb, acc, NewTileRQ(&qs))
-	what = fmt.Sprintf("%s, rq %+v", what, qs)
+	ok := run(dst, ldb, acc, NewTileRQ(&qs, unsigned))
+	what = fmt.Sprintf("%s, rq %+v, u8 %v", what, qs, unsigned)
 	if ok != wantOK {
 		t.Fatalf("%s: ok %v, want %v", what, ok, wantOK)
 	}

@@ -8,9 +8,9 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// The constants of one row's epilogue, eight int64 at q + 64·r (tileRQ in
+// The constants of one row's epilogue, nine int64 at q + 72·r (TileRQ in
 // cpuref/dot/tile.go): rq's Pre, Mult, the rounding's add and even bit,
-// Post, the clamp's ends and the shift.
+// Post, the clamp's ends, the shift and the narrowing's offset.
 const (
 	qPre = 8 * iota
 	qMult
@@ -20,6 +20,7 @@ const (
 	qLo
 	qHi
 	qShift
+	qOff // the narrowing's offset: 128 (an i8 store) or 0 (u8)
 	qRow // bytes a row's constants take
 )
 
@@ -31,11 +32,12 @@ const (
 //	p = (v + Pre)·Mult             vpmullq (AVX512DQ)
 //	q = (p + add + (p>>s & even)) >> s   §2's rounding (RQRow's formula)
 //	y = q + Post, a wrap of y noted
-//	y = clamp(y, Lo, Hi), y outside i8 noted
+//	y = clamp(y, Lo, Hi), y + Off outside [0, 255] noted (Off 128: y
+//	    outside i8; Off 0: outside u8)
 //
-// and y stored as one byte (vpmovqb) at dst + r·ldb + column. They return
-// false when a y wrapped or a clamped y left i8; the caller then runs the
-// tile's rows again on the unfused path for its refusal.
+// and y's low byte stored (vpmovqb) at dst + r·ldb + column. They return
+// false when a y wrapped or a clamped y left its 8 bits; the caller then
+// runs the tile's rows again on the unfused path for its refusal.
 func fusedTiles() {
 	for _, t := range []struct {
 		fn, elem string
@@ -49,10 +51,7 @@ func fusedTiles() {
 		TEXT(t.fn, NOSPLIT, fmt.Sprintf("func(dst *int8, ldb, n int, x *%s, off *int32, w *uint32, taps int, q *int64) bool", t.elem))
 		Doc(fmt.Sprintf("%s is tileRQ's kernel (tile.go) with %s and AVX512DQ: n columns, a multiple of Block; taps ≥ 1 entries in off, TileRows·taps in w, all in one chunk; q the rows' constants.", t.fn, t.s.name))
 		tileArgs("dst", "ldb", 0, "q")
-		// Z24 = 128 in every lane, Z25 the noted failures.
-		VPTERNLOGQ(U8(0xff), Z24, Z24, Z24)
-		VPSRLQ(U8(63), Z24, Z24)
-		VPSLLQ(U8(7), Z24, Z24)
+		// Z25: the noted failures.
 		VPXORQ(Z25, Z25, Z25)
 		for _, b := range []int{64, 48, 32, 16, 8} {
 			s := t.s
@@ -96,7 +95,7 @@ func fusedBlock(fn string, s isa, xs uint8, b int) {
 	CMPQ(RBX, R10)
 	JLT(LabelRef(l("tap")))
 	rowBase := []Mem{{Base: RDI}, {Base: RDI, Index: R12, Scale: 1}, {Base: RDI, Index: R12, Scale: 2}, {Base: RDI, Index: R13, Scale: 1}}
-	pre, mult, add, even, post, lo, hi, sh := Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23
+	pre, mult, add, even, post, lo, hi, sh, off := Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Z24
 	t, u, y, v2 := Z26, Z27, Z28, Z29
 	for row := range tileRows {
 		qm := func(o int) Mem { return Mem{Base: R11, Disp: qRow*row + o} }
@@ -108,6 +107,7 @@ func fusedBlock(fn string, s isa, xs uint8, b int) {
 		VPBROADCASTQ(qm(qLo), lo)
 		VPBROADCASTQ(qm(qHi), hi)
 		VPBROADCASTQ(qm(qShift), sh)
+		VPBROADCASTQ(qm(qOff), off)
 		for v := range nv {
 			a := acc(v, row)
 			halves := s.lane / 32
@@ -133,7 +133,7 @@ func fusedBlock(fn string, s isa, xs uint8, b int) {
 				VPORQ(u, Z25, Z25)
 				VPMAXSQ(lo, y, y)
 				VPMINSQ(hi, y, y)
-				VPADDQ(Z24, y, v2) // y + 128 in [0, 255] iff y fits i8
+				VPADDQ(off, y, v2) // y + Off in [0, 255] iff y fits the store's 8 bits
 				VPSRLQ(U8(8), v2, v2)
 				VPORQ(v2, Z25, Z25)
 				VPMOVQB(y, rowBase[row].Offset(v*cols+8*h))

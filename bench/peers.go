@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/waiops/waiops/cpuref"
 	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
@@ -42,9 +44,17 @@ type Peer struct {
 	Fastest      float64 `json:"per_second_fastest,omitempty"`
 	OursFastest  float64 `json:"ours_per_second_fastest,omitempty"`
 	BestOverPeer float64 `json:"ours_over_peer_fastest,omitempty"`
-	Equal        bool    `json:"outputs_equal"`
-	Note         string  `json:"note,omitempty"`
-	Skipped      string  `json:"skipped,omitempty"`
+	// OursGraph and OursGraphFastest are our CPU fabric on the same conv
+	// as a whole graph decode through the public API (int64 input and
+	// output tensors, the input checked and packed, the output widened), at
+	// the median and the fastest run; Ours and OursFastest are the same
+	// kernels on the peer's task (cpuref.Conv8: 8-bit bytes in, the peer's
+	// output type out).
+	OursGraph        float64 `json:"ours_graph_per_second,omitempty"`
+	OursGraphFastest float64 `json:"ours_graph_per_second_fastest,omitempty"`
+	Equal            bool    `json:"outputs_equal"`
+	Note             string  `json:"note,omitempty"`
+	Skipped          string  `json:"skipped,omitempty"`
 }
 
 // PeerNames are the conv peers `waiops bench --peers` knows, in the order
@@ -104,23 +114,36 @@ func (p *peerConv) work() int64 { return int64(p.cout*p.side*p.side) * int64(p.c
 // deviation near 2^17, so about 2^6 after the shift, and few outputs clamp.
 const qShift = 11
 
-// graph is the same conv as a WHG1 graph for our fabrics: raw int32 sums,
-// or (rq) the sums by §5.1's rq with shift qShift, rounding half_even,
-// clamped to the input's 8-bit range.
-func (p *peerConv) graph(rq bool) []byte {
-	b := newBuilder(p.cin, p.side, p.side)
-	lo, hi := int64(i8lo), int64(i8hi)
-	if p.unsigned {
-		lo, hi = 0, 255
-		b.g.Tensors[0].Lo, b.g.Tensors[0].Hi = lo, hi
-	}
+// conv is the peer conv's operator: raw int32 sums, or (rq) the sums by
+// §5.1's rq with shift qShift, rounding half_even, whose output range
+// (outRange) is the input's 8 bits.
+func (p *peerConv) conv(rq bool) *whg1.Conv {
 	c := &whg1.Conv{Cout: uint32(p.cout), KH: 3, KW: 3, SH: 1, SW: 1, PH: 1, PW: 1,
 		Groups: 1, WBytes: 1, RQ: shiftRQ(0), W: p.w}
 	if rq {
 		// §5.1 rq: R_half_even(p, s), then the tensor's clamp policy.
 		c.RQ = whg1.RQ{Round: whg1.HalfEven, SKind: 1, Shift: []uint8{qShift}}
 	}
-	t := b.op(whg1.OpConv, c, p.cout, !rq, 0)
+	return c
+}
+
+// outRange is the clamp of the rq output: the input's 8-bit range.
+func (p *peerConv) outRange() (lo, hi int64) {
+	if p.unsigned {
+		return 0, 255
+	}
+	return i8lo, i8hi
+}
+
+// graph is the same conv as a WHG1 graph for our fabrics, its rq output
+// clamped to outRange.
+func (p *peerConv) graph(rq bool) []byte {
+	b := newBuilder(p.cin, p.side, p.side)
+	lo, hi := p.outRange()
+	if p.unsigned {
+		b.g.Tensors[0].Lo, b.g.Tensors[0].Hi = lo, hi
+	}
+	t := b.op(whg1.OpConv, p.conv(rq), p.cout, !rq, 0)
 	if rq {
 		b.g.Tensors[t].Lo, b.g.Tensors[t].Hi = lo, hi
 	}
@@ -214,17 +237,80 @@ func RunPeers(names []string, peersDir string, side, runs int) []Peer {
 	return res
 }
 
-// oursFigure is our CPU fabric's throughput on one form of the peer conv
-// and its outputs.
+// oursFigure is our throughput on one form of the peer conv, on the
+// peer's task (kernel) and as a graph decode (graph), and its outputs.
 type oursFigure struct {
-	perSecond, fastest float64 // at the median and at the fastest run
-	outs               []*tensor.T
-	err                string
+	perSecond, fastest  float64 // the peer's task, at the median and at the fastest run
+	graph, graphFastest float64 // the graph decode, likewise
+	outs                []*tensor.T
+	err                 string
 }
 
+// measureOurs times p on our side both ways: the graph decode through the
+// CPU fabric, then cpuref.Conv8 on the input's bytes into the peer's
+// output type (int32 sums, or the rq'd bytes), whose outputs, widened
+// after the timed runs, are the ones compared with the peer's; the two
+// must agree.
 func measureOurs(cpu fabric.Fabric, p *peerConv, rq bool, runs int) oursFigure {
-	fig, outs := measure(cpu, p.caseOf(rq), Options{Runs: runs, Warmup: 1, Budget: 1 << 62})
-	return oursFigure{fig.Throughput, float64(fig.Work) / (fig.MinNS / 1e9), outs, fig.Err}
+	opt := Options{Runs: runs, Warmup: 1, Budget: 1 << 62}
+	fig, gouts := measure(cpu, p.caseOf(rq), opt)
+	if fig.Err != "" {
+		return oursFigure{err: fig.Err}
+	}
+	of := oursFigure{graph: fig.Throughput, graphFastest: float64(fig.Work) / (fig.MinNS / 1e9)}
+	lo, hi := p.outRange()
+	if !rq {
+		lo, hi = math.MinInt64, math.MaxInt64
+	}
+	in := tensor.Shape{C: p.cin, H: p.side, W: p.side}
+	c, err := cpuref.NewConv8(p.conv(rq), in, lo, hi)
+	if err != nil {
+		return oursFigure{err: err.Error()}
+	}
+	run, widen := conv8Run[int8](c, p.x, rq)
+	if p.unsigned {
+		run, widen = conv8Run[uint8](c, p.x, rq)
+	}
+	kfig, _ := timeRuns(Figure{Work: p.work()}, opt, run)
+	if kfig.Err != "" {
+		return oursFigure{err: kfig.Err}
+	}
+	outs := widen()
+	of.perSecond, of.fastest, of.outs = kfig.Throughput, float64(kfig.Work)/(kfig.MinNS/1e9), outs
+	if len(gouts) != 1 || len(outs) != 1 || !slices.Equal(gouts[0].Data, outs[0].Data) {
+		of.err = "cpuref.Conv8's outputs differ from the graph decode's"
+	}
+	return of
+}
+
+// conv8Run is a timed run of c on x's values as In bytes, into int32
+// (raw) or into bytes of the input's type (rq), and the last run's outputs
+// widened to int64, formed after the timed runs (outs).
+func conv8Run[In int8 | uint8](c *cpuref.Conv8, x []int64, rq bool) (run func() ([]*tensor.T, error), outs func() []*tensor.T) {
+	xs := make([]In, len(x))
+	for i, v := range x {
+		xs[i] = In(v)
+	}
+	n := c.Out().Elems()
+	y32, y8 := make([]int32, n), make([]In, n)
+	run = func() ([]*tensor.T, error) {
+		if rq {
+			return nil, cpuref.RunConv8(c, y8, xs)
+		}
+		return nil, cpuref.RunConv8(c, y32, xs)
+	}
+	outs = func() []*tensor.T {
+		t := tensor.New(c.Out())
+		for i := range t.Data {
+			if rq {
+				t.Data[i] = int64(y8[i])
+			} else {
+				t.Data[i] = int64(y32[i])
+			}
+		}
+		return []*tensor.T{t}
+	}
+	return run, outs
 }
 
 // runPeer runs peer n on p at th threads: none, one or two runs (oneDNN
@@ -369,6 +455,7 @@ func finish(pr peerRun, p *peerConv, th int, ours oursFigure) Peer {
 	pr.OursOverPeer = ours.perSecond / pr.Throughput
 	pr.Fastest, pr.OursFastest = float64(p.work())/(pr.MinNS/1e9), ours.fastest
 	pr.BestOverPeer = ours.fastest / pr.Fastest
+	pr.OursGraph, pr.OursGraphFastest = ours.graph, ours.graphFastest
 	out, err := os.ReadFile(pr.out)
 	if err != nil || len(ours.outs) != 1 || len(out) != 4*len(ours.outs[0].Data) {
 		pr.Note = "peer output missing or of the wrong size"

@@ -139,19 +139,20 @@ func TestHeadlines(t *testing.T) {
 }
 
 // TestPeerMarkdown: a peer's row gives ours over the peer (80 / 200 G =
-// 0.40), a skipped peer's row says why, and the headline table follows.
+// 0.40) and ours as a graph decode beside it, a skipped peer's row says
+// why, and the headline table follows.
 func TestPeerMarkdown(t *testing.T) {
 	r := &Report{Peers: []Peer{
 		{Name: "ort-qlinear", Case: "conv3x3_raw_u8_128", Data: "u8", Threads: 2, Output: "rq u8", MedianNS: 3e6,
-			Throughput: 200e9, Ours: 80e9, OursOverPeer: 0.4, Fastest: 220e9, OursFastest: 99e9, BestOverPeer: 0.45, Equal: true},
+			Throughput: 200e9, Ours: 80e9, OursOverPeer: 0.4, Fastest: 220e9, OursFastest: 99e9, BestOverPeer: 0.45, OursGraph: 50e9, Equal: true},
 		{Name: "onednn", Data: "i8", Threads: 1, Skipped: "oneDNN not installed"},
 	}}
 	r.Headlines = Headlines(r.Peers)
 	var b strings.Builder
 	r.peerMarkdown(&b)
 	for _, want := range []string{
-		"| u8 | 2 | ort-qlinear | – | rq u8 | 3.00 ms | 200.00 GMAC/s | 80.00 GMAC/s | 0.400 | 0.450 | true |  |",
-		"| i8 | 1 | onednn | – | – | – | – | – | – | – | – | skipped: oneDNN not installed |",
+		"| u8 | 2 | ort-qlinear | – | rq u8 | 3.00 ms | 200.00 GMAC/s | 80.00 GMAC/s | 0.400 | 0.450 | 50.00 GMAC/s | true |  |",
+		"| i8 | 1 | onednn | – | – | – | – | – | – | – | – | – | skipped: oneDNN not installed |",
 		"| u8 | 2 | any ISA | ort-qlinear | – | rq u8 | 220.00 GMAC/s | 99.00 GMAC/s | 0.450 | 0.400 |",
 	} {
 		if !strings.Contains(b.String(), want) {

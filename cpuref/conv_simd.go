@@ -512,7 +512,7 @@ func (k *convKernel) fusedTiles(B uint64, post *rowPost, unsigned bool) []*dot.T
 			qs[i] = dot.RQ64{Pre: r.PreOf(c), Mult: r.MultOf(c), Post: r.PostOf(c), Shift: r.ShiftOf(c), Round: uint8(r.Round), Clamp: true, Lo: lo, Hi: hi}
 		}
 		if ok {
-			q[o/dot.TileRows] = dot.NewTileRQ(&qs, unsigned)
+			q[o/dot.TileRows] = dot.NewTileRQ(&qs, B, unsigned)
 		}
 	}
 	return q

@@ -36,3 +36,12 @@ func tileRQ16AVX512VNNI(dst *int8, ldb int, n int, x *int16, off *int32, w *uint
 
 // tileRQ8AVX512VNNI is tileRQ's kernel (tile.go) with AVX512VNNI and AVX512DQ: n columns, a multiple of Block; taps ≥ 1 entries in off, TileRows·taps in w, all in one chunk; q the rows' constants.
 func tileRQ8AVX512VNNI(dst *int8, ldb int, n int, x *uint8, off *int32, w *uint32, taps int, q *int64) bool
+
+// tileRQ32x16AVX512BW is tileRQ's kernel (tile.go) with AVX512BW, the rq in 32-bit lanes (TileRQ's in32): n columns, a multiple of Block; taps ≥ 1 entries in off, TileRows·taps in w, all in one chunk; q the rows' constants.
+func tileRQ32x16AVX512BW(dst *int8, ldb int, n int, x *int16, off *int32, w *uint32, taps int, q *int64) bool
+
+// tileRQ32x16AVX512VNNI is tileRQ's kernel (tile.go) with AVX512VNNI, the rq in 32-bit lanes (TileRQ's in32): n columns, a multiple of Block; taps ≥ 1 entries in off, TileRows·taps in w, all in one chunk; q the rows' constants.
+func tileRQ32x16AVX512VNNI(dst *int8, ldb int, n int, x *int16, off *int32, w *uint32, taps int, q *int64) bool
+
+// tileRQ32x8AVX512VNNI is tileRQ's kernel (tile.go) with AVX512VNNI, the rq in 32-bit lanes (TileRQ's in32): n columns, a multiple of Block; taps ≥ 1 entries in off, TileRows·taps in w, all in one chunk; q the rows' constants.
+func tileRQ32x8AVX512VNNI(dst *int8, ldb int, n int, x *uint8, off *int32, w *uint32, taps int, q *int64) bool

@@ -20,7 +20,7 @@ func native() []Impl {
 			tile16:  asmTile(tile16AVX512BW),
 			narrow8: narrow8AVX512Go, widen8: widen8AVX512Go, extent8: extent8AVX512Go, pair8: pair8AVX512Go}
 		if rq != nil {
-			bw.tile16RQ = asmTileRQ(tileRQ16AVX512BW, composeRQ(bw.tile16, rq, bw.narrow8))
+			bw.tile16RQ = asmTileRQ(tileRQ16AVX512BW, tileRQ32x16AVX512BW, composeRQ(bw.tile16, rq, bw.narrow8))
 		}
 		l = append(l, bw)
 		if cpu.X86.HasAVX512VNNI {
@@ -29,8 +29,8 @@ func native() []Impl {
 				tile16: asmTile(tile16AVX512VNNI), tile8: asmTile(tile8AVX512VNNI),
 				narrow8: narrow8AVX512Go, widen8: widen8AVX512Go, extent8: extent8AVX512Go, pair8: pair8AVX512Go}
 			if rq != nil {
-				vnni.tile16RQ = asmTileRQ(tileRQ16AVX512VNNI, composeRQ(vnni.tile16, rq, vnni.narrow8))
-				vnni.tile8RQ = asmTileRQ(tileRQ8AVX512VNNI, composeRQ(vnni.tile8, rq, vnni.narrow8))
+				vnni.tile16RQ = asmTileRQ(tileRQ16AVX512VNNI, tileRQ32x16AVX512VNNI, composeRQ(vnni.tile16, rq, vnni.narrow8))
+				vnni.tile8RQ = asmTileRQ(tileRQ8AVX512VNNI, tileRQ32x8AVX512VNNI, composeRQ(vnni.tile8, rq, vnni.narrow8))
 			}
 			l = append(l, vnni)
 		}
@@ -62,13 +62,19 @@ func asmTile[E int16 | uint8](k func(acc *int64, ld, n int, x *E, off *int32, w 
 }
 
 // asmTileRQ is Tile16RQ's or Tile8RQ's loop on a fused kernel
-// (kern_amd64.s) where every tap is in one chunk, and composed otherwise.
-func asmTileRQ[E int16 | uint8](k func(dst *int8, ldb, n int, x *E, off *int32, w *uint32, taps int, q *int64) bool, composed tileRQ[E]) tileRQ[E] {
+// (kern_amd64.s) where every tap is in one chunk: k32, whose epilogue is
+// in 32-bit lanes, where q's is exact there (TileRQ's in32), else k; and
+// composed otherwise.
+func asmTileRQ[E int16 | uint8](k, k32 func(dst *int8, ldb, n int, x *E, off *int32, w *uint32, taps int, q *int64) bool, composed tileRQ[E]) tileRQ[E] {
 	return func(dst []int8, ldb int, acc []int64, n int, x []E, off []int32, w []uint32, chunk int, q *TileRQ) bool {
 		if len(off) == 0 || len(off) > chunk {
 			return composed(dst, ldb, acc, n, x, off, w, chunk, q)
 		}
-		return k(&dst[0], ldb, n, &x[0], &off[0], &w[0], len(off), &q[0])
+		kq := k
+		if q.in32 {
+			kq = k32
+		}
+		return kq(&dst[0], ldb, n, &x[0], &off[0], &w[0], len(off), &q.c[0])
 	}
 }
 

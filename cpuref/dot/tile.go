@@ -62,37 +62,50 @@ func tileGeneric[E int16 | uint8](mac func([]int64, []E, []int32, []uint32, int)
 
 // TileRQ is the epilogue Tile16RQ and Tile8RQ fuse into the tile's store,
 // the constants of each row's rq (§5.1 in RQ64's 64-bit form), clamp and
-// narrowing formed once: row r's nine at [9r:], in the order of tileRQ
+// narrowing formed once: row r's nine at c[9r:], in the order of tileRQ
 // in _gen/fused.go. The ninth is the narrowing's offset, 128 for an i8
 // store and 0 for a u8 one: a clamped y is stored when y + offset lies in
 // [0, 255], as the byte y's low eight bits make.
-type TileRQ [TileRows * tileRQRow]int64
+type TileRQ struct {
+	c [TileRows * tileRQRow]int64
+	// in32 says the epilogue is exact in the sums' own int32 lanes (the
+	// kernels' 32-bit form): every row has Pre 0 and Mult 1, and for sums
+	// up to B, v + add + 1 and |q| + |Post| stay inside i32.
+	in32 bool
+}
 
 // tileRQRow is the constants of one row of a TileRQ.
 const tileRQRow = 9
 
 // NewTileRQ forms q's rows' constants (RQRowStrided's add and even bit,
-// Clamp's ends or the whole int64 range) for a store at i8 width, or at
-// u8 width when unsigned (§3 Storage: the type that holds the values; the
-// store checks each value lies in it, never offsets one). Each row's sums
-// must meet RQ64's bounds.
-func NewTileRQ(q *[TileRows]RQ64, unsigned bool) *TileRQ {
-	var t TileRQ
+// Clamp's ends or the whole int64 range) for sums up to B in magnitude,
+// stored at i8 width, or at u8 width when unsigned (§3 Storage: the type
+// that holds the values; the store checks each value lies in it, never
+// offsets one). Each row's sums must meet RQ64's bounds. The clamp's ends
+// are saturated to i32: a y past i32 fails either store either way, so
+// the stored bytes and the answer do not change.
+func NewTileRQ(q *[TileRows]RQ64, B uint64, unsigned bool) *TileRQ {
+	t := &TileRQ{in32: true}
 	off := int64(128)
 	if unsigned {
 		off = 0
 	}
+	const m32 = 1<<31 - 1
 	for r := range q {
 		add, even, s, lo, hi := q[r].formed()
-		copy(t[tileRQRow*r:], []int64{q[r].Pre, q[r].Mult, add, even, q[r].Post, lo, hi, int64(s), off})
+		lo, hi = min(max(lo, -m32-1), m32), min(max(hi, -m32-1), m32)
+		copy(t.c[tileRQRow*r:], []int64{q[r].Pre, q[r].Mult, add, even, q[r].Post, lo, hi, int64(s), off})
+		// p = v, |p + add + 1| ≤ B + 2^s; |q| ≤ ⌊B/2^s⌋ + 1.
+		post := uint64(max(q[r].Post, -q[r].Post)) // |Post| < 2^63: RQ64's y bound
+		t.in32 = t.in32 && q[r].Pre == 0 && q[r].Mult == 1 && s <= 30 && B <= m32-1<<s && post <= m32-1-B>>s
 	}
-	return &t
+	return t
 }
 
 // row is row r's constants as rq's loop takes them, and the narrowing's
 // offset.
 func (t *TileRQ) row(r int) (pre, mult, add, even, post, lo, hi int64, s uint, off int64) {
-	c := t[tileRQRow*r:]
+	c := t.c[tileRQRow*r:]
 	return c[0], c[1], c[2], c[3], c[4], c[5], c[6], uint(c[7]), c[8]
 }
 

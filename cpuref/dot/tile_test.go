@@ -8,14 +8,19 @@ import (
 	"testing"
 )
 
-// rqCase draws a row's rq for sums up to B in magnitude: Mult and Pre up
-// to 2^20 (so (v + Pre)·Mult stays within RQ64's 2^62), a shift that puts
+// rqCase draws a row's rq for sums up to B in magnitude: half the time
+// Mult 1 and Pre 0 (a shift alone, which the 32-bit epilogue takes where
+// the sums allow), else Mult and Pre up to 2^20 (so (v + Pre)·Mult stays
+// within RQ64's 2^62); a shift that puts
 // most results near i8 (so that both fitting and not fitting come up), a
 // small Post or, now and then, one that makes y wrap or one near 2^62
 // (whose y must not be read as wrapped), and half the time a
 // clamp whose ends lie in or just past i8.
 func rqCase(r *rand.Rand, B int64, unsigned bool) RQ64 {
 	q := RQ64{Round: uint8(r.IntN(3)), Mult: draw(r, -1<<r.IntN(21), 1<<r.IntN(21)), Pre: draw(r, -1<<r.IntN(21), 1<<r.IntN(21))}
+	if r.IntN(2) == 0 { // a shift alone: the 32-bit epilogue where the sums allow
+		q.Mult, q.Pre = 1, 0
+	}
 	top := bits.Len64(uint64((B + absI(q.Pre)) * max(1, absI(q.Mult))))
 	q.Shift = uint(min(62, max(0, top-7+r.IntN(5)-2)))
 	q.Post = draw(r, -200, 200)
@@ -53,7 +58,7 @@ func wantRQ8(v int64, q RQ64, unsigned bool) (int8, bool) {
 // tileRQCase is one random case of Tile16RQ or Tile8RQ: its operands'
 // sums (the definition's, in int64) and rows' rq, checked against the
 // kernel's bytes; run calls the kernel.
-func tileRQCheck(t *testing.T, r *rand.Rand, what string, n int, sums [TileRows][]int64, run func(dst []int8, ldb int, acc []int64, q *TileRQ) bool) bool {
+func tileRQCheck(t *testing.T, r *rand.Rand, what string, n int, sums [TileRows][]int64, run func(dst []int8, ldb int, acc []int64, q *TileRQ) bool) (fitted, in32 bool) {
 	t.Helper()
 	var B int64
 	for _, s := range sums {
@@ -83,7 +88,8 @@ func tileRQCheck(t *testing.T, r *rand.Rand, what string, n int, sums [TileRows]
 		}
 	}
 	acc := make([]int64, TileRows*n)
-	ok := run(dst, ldb, acc, NewTileRQ(&qs, unsigned))
+	tq := NewTileRQ(&qs, uint64(B), unsigned)
+	ok := run(dst, ldb, acc, tq)
 	what = fmt.Sprintf("%s, rq %+v, u8 %v", what, qs, unsigned)
 	if ok != wantOK {
 		t.Fatalf("%s: ok %v, want %v", what, ok, wantOK)
@@ -102,7 +108,7 @@ func tileRQCheck(t *testing.T, r *rand.Rand, what string, n int, sums [TileRows]
 			}
 		}
 	}
-	return ok
+	return ok, tq.in32
 }
 
 // TestTile16RQRandom compares Tile16RQ, on every implementation, with the
@@ -129,7 +135,7 @@ func tileRQRandom[E int16 | uint8](t *testing.T, k kernel[E], seed uint64) {
 		cases = 10000
 	}
 	r := rand.New(rand.NewPCG(seed, seed+1))
-	fits := 0
+	fits, fits32 := 0, 0
 	for c := 0; c < cases; {
 		rc, ok := k.newCase(r)
 		if !ok {
@@ -145,13 +151,58 @@ func tileRQRandom[E int16 | uint8](t *testing.T, k kernel[E], seed uint64) {
 			sums[i] = make([]int64, rc.n)
 			k.ref(sums[i], rc.x, rc.off, wi)
 		}
-		if tileRQCheck(t, r, fmt.Sprintf("case %d (%s)", c, rc), rc.n, sums, func(dst []int8, ldb int, acc []int64, q *TileRQ) bool {
+		ok, in32 := tileRQCheck(t, r, fmt.Sprintf("case %d (%s)", c, rc), rc.n, sums, func(dst []int8, ldb int, acc []int64, q *TileRQ) bool {
 			return k.tileRQ(dst, ldb, acc, rc.n, rc.x, rc.taps, w, rc.chunk, q)
-		}) {
+		})
+		if ok {
 			fits++
 		}
+		if in32 {
+			fits32++
+		}
 	}
-	if fits < cases/10 || fits > cases*9/10 {
-		t.Fatalf("%d of %d cases fitted: want both answers often", fits, cases)
+	if fits < cases/10 || fits > cases*9/10 || fits32 < cases/50 || fits32 > cases*9/10 {
+		t.Fatalf("%d of %d cases fitted, %d had the 32-bit epilogue: want both answers and both forms often", fits, cases, fits32)
+	}
+}
+
+// TestTileRQIn32 checks NewTileRQ's choice of the 32-bit epilogue at the
+// ends of its bounds (B + 2^s ≤ 2^31 − 1, ⌊B/2^s⌋ + 1 + |Post| ≤ 2^31 − 1,
+// s ≤ 30, Pre 0, Mult 1 in every row) and the clamp's saturated ends.
+func TestTileRQIn32(t *testing.T) {
+	const m32 = 1<<31 - 1
+	for _, c := range []struct {
+		name string
+		q    RQ64
+		B    uint64
+		want bool
+	}{
+		{"B at its end", RQ64{Mult: 1, Shift: 8}, m32 - 1<<8, true},
+		{"B past it", RQ64{Mult: 1, Shift: 8}, m32 - 1<<8 + 1, false},
+		{"Post at its end", RQ64{Mult: 1, Shift: 4, Post: m32 - 1 - 1000>>4}, 1000, true},
+		{"Post past it", RQ64{Mult: 1, Shift: 4, Post: m32 - 1000>>4}, 1000, false},
+		{"negative Post at its end", RQ64{Mult: 1, Shift: 4, Post: -(m32 - 1 - 1000>>4)}, 1000, true},
+		{"negative Post past it", RQ64{Mult: 1, Shift: 4, Post: -(m32 - 1000>>4)}, 1000, false},
+		{"shift 30", RQ64{Mult: 1, Shift: 30}, 1000, true},
+		{"shift 31", RQ64{Mult: 1, Shift: 31}, 0, false},
+		{"shift 40", RQ64{Mult: 1, Shift: 40}, 0, false},
+		{"Pre", RQ64{Mult: 1, Pre: 1}, 0, false},
+		{"Mult", RQ64{Mult: 2}, 0, false},
+	} {
+		var qs [TileRows]RQ64
+		for i := range qs {
+			qs[i] = RQ64{Mult: 1}
+		}
+		qs[2] = c.q
+		if got := NewTileRQ(&qs, c.B, false).in32; got != c.want {
+			t.Errorf("%s: in32 %v, want %v", c.name, got, c.want)
+		}
+	}
+	qs := [TileRows]RQ64{{Mult: 1, Clamp: true, Lo: -1 << 40, Hi: 1 << 40}, {Mult: 1}, {Mult: 1, Clamp: true, Lo: -5, Hi: 7}, {Mult: 1}}
+	tq := NewTileRQ(&qs, 0, true)
+	for r, want := range [][2]int64{{-1 << 31, 1<<31 - 1}, {-1 << 31, 1<<31 - 1}, {-5, 7}, {-1 << 31, 1<<31 - 1}} {
+		if _, _, _, _, _, lo, hi, _, off := tq.row(r); lo != want[0] || hi != want[1] || off != 0 {
+			t.Errorf("row %d: clamp [%d, %d], offset %d; want [%d, %d], 0", r, lo, hi, off, want[0], want[1])
+		}
 	}
 }

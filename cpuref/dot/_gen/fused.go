@@ -43,13 +43,18 @@ func fusedTiles() {
 		fn, elem string
 		s        isa
 		xs       uint8
+		epi      epilogue
+		doc      string
 	}{
-		{"tileRQ16AVX512BW", "int16", bw, 2},
-		{"tileRQ16AVX512VNNI", "int16", wssd, 2},
-		{"tileRQ8AVX512VNNI", "uint8", busd, 1},
+		{"tileRQ16AVX512BW", "int16", bw, 2, epilogue64, "AVX512BW and AVX512DQ"},
+		{"tileRQ16AVX512VNNI", "int16", wssd, 2, epilogue64, "AVX512VNNI and AVX512DQ"},
+		{"tileRQ8AVX512VNNI", "uint8", busd, 1, epilogue64, "AVX512VNNI and AVX512DQ"},
+		{"tileRQ32x16AVX512BW", "int16", bw, 2, epilogue32, "AVX512BW, the rq in 32-bit lanes (TileRQ's in32)"},
+		{"tileRQ32x16AVX512VNNI", "int16", wssd, 2, epilogue32, "AVX512VNNI, the rq in 32-bit lanes (TileRQ's in32)"},
+		{"tileRQ32x8AVX512VNNI", "uint8", busd, 1, epilogue32, "AVX512VNNI, the rq in 32-bit lanes (TileRQ's in32)"},
 	} {
 		TEXT(t.fn, NOSPLIT, fmt.Sprintf("func(dst *int8, ldb, n int, x *%s, off *int32, w *uint32, taps int, q *int64) bool", t.elem))
-		Doc(fmt.Sprintf("%s is tileRQ's kernel (tile.go) with %s and AVX512DQ: n columns, a multiple of Block; taps ≥ 1 entries in off, TileRows·taps in w, all in one chunk; q the rows' constants.", t.fn, t.s.name))
+		Doc(fmt.Sprintf("%s is tileRQ's kernel (tile.go) with %s: n columns, a multiple of Block; taps ≥ 1 entries in off, TileRows·taps in w, all in one chunk; q the rows' constants.", t.fn, t.doc))
 		tileArgs("dst", "ldb", 0, "q")
 		// Z25: the noted failures.
 		VPXORQ(Z25, Z25, Z25)
@@ -58,7 +63,7 @@ func fusedTiles() {
 			if b == 8 {
 				s.vec, s.lane = func(i int) VecPhysical { return ymm[i] }, 32
 			}
-			fusedBlock(t.fn, s, t.xs, b)
+			fusedBlock(t.fn, s, t.xs, b, t.epi)
 		}
 		VPTESTMQ(Z25, Z25, K1)
 		KMOVW(K1, EAX)
@@ -71,8 +76,13 @@ func fusedTiles() {
 	}
 }
 
+// An epilogue writes the rq, clamp and narrowing of row row's nv vectors
+// of int32 lanes (acc(v, row), cols columns a vector), storing y's bytes
+// at m + v·cols and or'ing each failure into Z25.
+type epilogue func(s isa, row, nv, cols int, acc func(v, row int) VecPhysical, m Mem)
+
 // fusedBlock writes the loop over blocks of b columns of a fused kernel.
-func fusedBlock(fn string, s isa, xs uint8, b int) {
+func fusedBlock(fn string, s isa, xs uint8, b int, epi epilogue) {
 	cols := s.lane / 4
 	nv := b / cols
 	l := func(what string) string { return fmt.Sprintf("%s%s%d", what, fn, b) }
@@ -95,54 +105,99 @@ func fusedBlock(fn string, s isa, xs uint8, b int) {
 	CMPQ(RBX, R10)
 	JLT(LabelRef(l("tap")))
 	rowBase := []Mem{{Base: RDI}, {Base: RDI, Index: R12, Scale: 1}, {Base: RDI, Index: R12, Scale: 2}, {Base: RDI, Index: R13, Scale: 1}}
-	pre, mult, add, even, post, lo, hi, sh, off := Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Z24
-	t, u, y, v2 := Z26, Z27, Z28, Z29
 	for row := range tileRows {
-		qm := func(o int) Mem { return Mem{Base: R11, Disp: qRow*row + o} }
-		VPBROADCASTQ(qm(qPre), pre)
-		VPBROADCASTQ(qm(qMult), mult)
-		VPBROADCASTQ(qm(qAdd), add)
-		VPBROADCASTQ(qm(qEven), even)
-		VPBROADCASTQ(qm(qPost), post)
-		VPBROADCASTQ(qm(qLo), lo)
-		VPBROADCASTQ(qm(qHi), hi)
-		VPBROADCASTQ(qm(qShift), sh)
-		VPBROADCASTQ(qm(qOff), off)
-		for v := range nv {
-			a := acc(v, row)
-			halves := s.lane / 32
-			for h := range halves {
-				if h == 0 {
-					VPMOVSXDQ(a.AsY(), t)
-				} else {
-					VEXTRACTI64X4(U8(1), a, t.AsY())
-					VPMOVSXDQ(t.AsY(), t)
-				}
-				VPADDQ(pre, t, t)
-				VPMULLQ(mult, t, t)    // p
-				VPSRAQ(sh.AsX(), t, u) // p >> s
-				VPANDQ(even, u, u)     // its low bit where half even
-				VPADDQ(add, u, u)
-				VPADDQ(t, u, u)
-				VPSRAQ(sh.AsX(), u, u) // q
-				VPADDQ(post, u, y)     // y = q + Post
-				VPXORQ(y, u, u)        // q ^ y
-				VPXORQ(y, post, v2)    // Post ^ y
-				VPANDQ(v2, u, u)       // sign set where y wrapped
-				VPSRAQ(U8(63), u, u)
-				VPORQ(u, Z25, Z25)
-				VPMAXSQ(lo, y, y)
-				VPMINSQ(hi, y, y)
-				VPADDQ(off, y, v2) // y + Off in [0, 255] iff y fits the store's 8 bits
-				VPSRLQ(U8(8), v2, v2)
-				VPORQ(v2, Z25, Z25)
-				VPMOVQB(y, rowBase[row].Offset(v*cols+8*h))
-			}
-		}
+		epi(s, row, nv, cols, acc, rowBase[row])
 	}
 	ADDQ(U32(b), RDI)
 	ADDQ(U32(4*b), RSI)
 	SUBQ(U32(b), RCX)
 	JMP(LabelRef(l("block")))
 	Label(l("next"))
+}
+
+// qm is row row's constant at offset o of its nine.
+func qm(row, o int) Mem { return Mem{Base: R11, Disp: qRow*row + o} }
+
+// epilogue64 is the epilogue in 64-bit lanes, vpmullq's (fusedTiles' doc).
+func epilogue64(s isa, row, nv, cols int, acc func(v, row int) VecPhysical, m Mem) {
+	pre, mult, add, even, post, lo, hi, sh, off := Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Z24
+	t, u, y, v2 := Z26, Z27, Z28, Z29
+	qm := func(o int) Mem { return qm(row, o) }
+	VPBROADCASTQ(qm(qPre), pre)
+	VPBROADCASTQ(qm(qMult), mult)
+	VPBROADCASTQ(qm(qAdd), add)
+	VPBROADCASTQ(qm(qEven), even)
+	VPBROADCASTQ(qm(qPost), post)
+	VPBROADCASTQ(qm(qLo), lo)
+	VPBROADCASTQ(qm(qHi), hi)
+	VPBROADCASTQ(qm(qShift), sh)
+	VPBROADCASTQ(qm(qOff), off)
+	for v := range nv {
+		a := acc(v, row)
+		halves := s.lane / 32
+		for h := range halves {
+			if h == 0 {
+				VPMOVSXDQ(a.AsY(), t)
+			} else {
+				VEXTRACTI64X4(U8(1), a, t.AsY())
+				VPMOVSXDQ(t.AsY(), t)
+			}
+			VPADDQ(pre, t, t)
+			VPMULLQ(mult, t, t)    // p
+			VPSRAQ(sh.AsX(), t, u) // p >> s
+			VPANDQ(even, u, u)     // its low bit where half even
+			VPADDQ(add, u, u)
+			VPADDQ(t, u, u)
+			VPSRAQ(sh.AsX(), u, u) // q
+			VPADDQ(post, u, y)     // y = q + Post
+			VPXORQ(y, u, u)        // q ^ y
+			VPXORQ(y, post, v2)    // Post ^ y
+			VPANDQ(v2, u, u)       // sign set where y wrapped
+			VPSRAQ(U8(63), u, u)
+			VPORQ(u, Z25, Z25)
+			VPMAXSQ(lo, y, y)
+			VPMINSQ(hi, y, y)
+			VPADDQ(off, y, v2) // y + Off in [0, 255] iff y fits the store's 8 bits
+			VPSRLQ(U8(8), v2, v2)
+			VPORQ(v2, Z25, Z25)
+			VPMOVQB(y, m.Offset(v*cols+8*h))
+		}
+	}
+}
+
+// epilogue32 is the epilogue in the int32 lanes themselves, where
+// NewTileRQ found it exact (TileRQ's in32: Pre 0, Mult 1, and every
+// p + add and q + Post of sums up to B inside i32, the clamp's ends
+// saturated to i32), 16 columns a zmm:
+//
+//	q = (v + add + (v>>s & even)) >> s   vpsrad
+//	y = clamp(q + Post, Lo, Hi), y + Off outside [0, 255] noted
+//
+// and y's low byte stored (vpmovdb). No y wraps, so none is checked.
+func epilogue32(s isa, row, nv, cols int, acc func(v, row int) VecPhysical, m Mem) {
+	add, even, post, lo, hi, off := s.vec(16), s.vec(17), s.vec(18), s.vec(19), s.vec(20), s.vec(21)
+	sh := X22
+	u, y := s.vec(26), s.vec(27)
+	VPBROADCASTD(qm(row, qAdd), add)
+	VPBROADCASTD(qm(row, qEven), even)
+	VPBROADCASTD(qm(row, qPost), post)
+	VPBROADCASTD(qm(row, qLo), lo)
+	VPBROADCASTD(qm(row, qHi), hi)
+	VPBROADCASTD(qm(row, qOff), off)
+	VMOVQ(qm(row, qShift), sh)
+	for v := range nv {
+		a := acc(v, row)
+		VPSRAD(sh, a, u)   // v >> s
+		VPANDD(even, u, u) // its low bit where half even
+		VPADDD(add, u, u)
+		VPADDD(a, u, u)
+		VPSRAD(sh, u, u) // q
+		VPADDD(post, u, y)
+		VPMAXSD(lo, y, y)
+		VPMINSD(hi, y, y)
+		VPADDD(off, y, u) // y + Off in [0, 255] iff y fits the store's 8 bits
+		VPSRLD(U8(8), u, u)
+		VPORD(zmm[26], Z25, Z25) // u as a zmm: an EVEX ymm write zeroed its top
+		VPMOVDB(y, m.Offset(v*cols))
+	}
 }

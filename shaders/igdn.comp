@@ -117,35 +117,38 @@ void main() {
 	uint i0 = t / uint(PB) * uint(RB);
 	int sum[RB * PX];
 	for (int r = 0; r < RB; r++) {
-		uint i = i0 + uint(r);
-		int beta = i < uint(C) ? prm_ld(uint(P_BETA) + i) : 0;
+		int beta = prm_ld(uint(P_BETA) + min(i0 + uint(r), uint(C - 1)));
 		for (int q = 0; q < PX; q++) {
 			sum[r * PX + q] = beta;
 		}
 	}
+	// A position past HW or a row past C is never stored: it reads the
+	// last position's x or the last row's γ rather than branch around the
+	// read, and sums real terms of another output, which fit as those do.
 	int x2[PX];
 	for (uint j = 0u; j < uint(C); j++) {
 		for (int q = 0; q < PX; q++) {
-			uint pos = pos0 + uint(q);
-			int x = pos < uint(HW) ? in0_ld(j * uint(HW) + pos) : 0;
+			int x = in0_ld(j * uint(HW) + min(pos0 + uint(q), uint(HW - 1)));
 			x2[q] = x * x;
 		}
 		for (int r = 0; r < RB; r++) {
-			uint i = i0 + uint(r);
-			// A row past C sums zero terms and is never stored.
-			int g = i < uint(C) ? prm_ld(uint(P_GAMMA) + i * uint(C) + j) : 0;
+			int g = prm_ld(uint(P_GAMMA) + min(i0 + uint(r), uint(C - 1)) * uint(C) + j);
 			for (int q = 0; q < PX; q++) {
 				sum[r * PX + q] += term(g, x2[q]);
 			}
 		}
 	}
+	// Each x_i is read, and each out_i formed, by every thread whether it
+	// stores or not (a past row or position reads the last), so that no
+	// read waits inside a branch.
 	for (int r = 0; r < RB; r++) {
-		uint i = i0 + uint(r);
+		uint i = min(i0 + uint(r), uint(C - 1));
 		for (int q = 0; q < PX; q++) {
 			uint pos = pos0 + uint(q);
-			if (i < uint(C) && pos < uint(HW)) {
-				uint n = i * uint(HW) + pos;
-				out_st(n, finish(sum[r * PX + q], in0_ld(n)));
+			uint n = i * uint(HW) + min(pos, uint(HW - 1));
+			int v = finish(sum[r * PX + q], in0_ld(n));
+			if (i0 + uint(r) < uint(C) && pos < uint(HW)) {
+				out_st(n, v);
 			}
 		}
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/waiops/waiops/drivers"
 	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/internal/gputest"
-	"github.com/waiops/waiops/plan"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
 )
@@ -282,7 +281,7 @@ func TestFabricsAgree(t *testing.T) {
 	if !bytes.Equal(frames[0], frames[1]) {
 		t.Error("cpu and gpu frames differ")
 	}
-	if plan.IsSoftware(dev.Identity().Renderer) {
+	if dev.Identity().Software() {
 		if n := open(t, fabric.Auto).Note(); !strings.Contains(n, "software rasteriser") {
 			t.Errorf("auto on %s: note %q", dev.Identity().Renderer, n)
 		}

@@ -15,6 +15,10 @@ import (
 type buffer struct {
 	ids []uint32
 	n   int
+	// tex holds a buffer texture (R32I) over each storage buffer, made
+	// the first time a kernel reads the buffer through texels
+	// (Device.texel), deleted with it.
+	tex []uint32
 	// mapped holds each storage buffer's persistent mapping, for a
 	// staging buffer made with buffer storage (stage.go); nil otherwise.
 	mapped []unsafe.Pointer
@@ -88,6 +92,9 @@ func (d *Device) download(b *buffer) []int32 {
 // free releases the buffer's storage.
 func (b *buffer) free() {
 	if b != nil && len(b.ids) > 0 {
+		if len(b.tex) > 0 {
+			gl.DeleteTextures(int32(len(b.tex)), &b.tex[0])
+		}
 		gl.DeleteBuffers(int32(len(b.ids)), &b.ids[0])
 		b.forget()
 	}
@@ -98,8 +105,24 @@ func (b *buffer) free() {
 func (b *buffer) forget() {
 	if b != nil {
 		live.buffers.Add(-int64(len(b.ids)))
-		b.ids, b.mapped = nil, nil
+		b.ids, b.mapped, b.tex = nil, nil, nil
 	}
+}
+
+// texels returns the buffer's textures, making them on first use: one
+// R32I buffer texture over each storage buffer, so that a kernel reads its
+// elements with texelFetch (Device.texel). It runs on the GL thread.
+func (b *buffer) texels() []uint32 {
+	if len(b.tex) == len(b.ids) {
+		return b.tex
+	}
+	b.tex = make([]uint32, len(b.ids))
+	gl.GenTextures(int32(len(b.tex)), &b.tex[0])
+	for j, id := range b.ids {
+		gl.BindTexture(gl.TEXTURE_BUFFER, b.tex[j])
+		gl.TexBuffer(gl.TEXTURE_BUFFER, gl.R32I, id)
+	}
+	return b.tex
 }
 
 // kernel is one dispatch: a shader variant, its storage operands and its
@@ -139,13 +162,13 @@ func (d *Device) dispatch(k kernel) error {
 	var slots []slot
 	var bufs []*buffer
 	for i, b := range k.in {
-		slots = append(slots, slot{name: fmt.Sprintf("in%d", i), chunks: len(b.ids), wire: b.wire})
+		slots = append(slots, slot{name: fmt.Sprintf("in%d", i), chunks: len(b.ids), wire: b.wire, texel: d.texel})
 		bufs = append(bufs, b)
 	}
 	slots = append(slots, slot{name: "out", chunks: len(k.out.ids), wire: k.out.wire})
 	bufs = append(bufs, k.out)
 	if k.prm != nil {
-		slots = append(slots, slot{name: "prm", chunks: len(k.prm.ids)})
+		slots = append(slots, slot{name: "prm", chunks: len(k.prm.ids), texel: d.texel})
 		bufs = append(bufs, k.prm)
 	}
 	defs := k.defs
@@ -162,12 +185,24 @@ func (d *Device) dispatch(k kernel) error {
 		return fmt.Errorf("gpu: %s: %d work groups pass the device's grid", k.shader, k.groups)
 	}
 	if d.hazard(k) {
-		gl.MemoryBarrier(gl.SHADER_STORAGE_BARRIER_BIT)
+		// Texel reads see storage writes after the texture-fetch bit.
+		gl.MemoryBarrier(gl.SHADER_STORAGE_BARRIER_BIT | gl.TEXTURE_FETCH_BARRIER_BIT)
 		d.epoch++
 	}
 	gl.UseProgram(p.id)
-	binding := uint32(0)
-	for _, b := range bufs {
+	binding, unit := uint32(0), uint32(0)
+	for i, b := range bufs {
+		if slots[i].texel {
+			// Made on the unit about to be bound, so no earlier
+			// binding of this dispatch is displaced.
+			gl.ActiveTexture(gl.TEXTURE0 + unit)
+			for _, tex := range b.texels() {
+				gl.ActiveTexture(gl.TEXTURE0 + unit)
+				gl.BindTexture(gl.TEXTURE_BUFFER, tex)
+				unit++
+			}
+			continue
+		}
 		for _, id := range b.ids {
 			gl.BindBufferBase(gl.SHADER_STORAGE_BUFFER, binding, id)
 			binding++

@@ -19,6 +19,10 @@ const (
 	convMaxOCB       = 8
 	convMaxCIB       = 8
 	convMaxAcc       = 32
+	// convDirectAcc is the sums a thread holds on the untiled path of a
+	// software rasteriser, where registers are vectors in the CPU's
+	// caches and every read saved is worth more than a register.
+	convDirectAcc = 64
 )
 
 // convLayout is how conv.comp reads a conv's or a conv_transpose's weights
@@ -148,6 +152,36 @@ func init() {
 	}
 }
 
+// convDirect picks the untiled kernel's work group (tx × ty threads of px
+// positions each) for a software rasteriser (Identity.Software), where a
+// work group runs as a loop over SIMD vectors of 8 threads: every thread
+// reads its patch rows straight from the input (texel fetches where the
+// device has them), (px − 1)·sw + kw inputs a row for kw taps of npb·ocb
+// weights each and npb·ocb·px products a tap. A read weighs 3 products
+// (a texel fetch against a multiply and an add, measured on llvmpipe);
+// positions past the grid cost as much as real ones.
+func convDirect(l convLayout, ho, wo, sw int) (tx, ty, px int) {
+	best := -1
+	for _, p := range []int{8, 4, 2, 1} {
+		if l.npb*l.ocb*p > convDirectAcc && p > 1 {
+			continue
+		}
+		for _, t := range [][2]int{{8, 8}, {16, 4}, {32, 2}, {8, 4}, {8, 2}, {8, 1}} {
+			if ho == 1 && t[1] > 1 {
+				continue
+			}
+			row := (p-1)*sw + l.kw
+			perRow := 3*row + l.kw*(3*l.npb*l.ocb+l.npb*l.ocb*p)
+			tiles := (wo + t[0]*p - 1) / (t[0] * p) * ((ho + t[1] - 1) / t[1])
+			cost := tiles * t[0] * t[1] * l.kh * perRow
+			if best < 0 || cost < best {
+				best, tx, ty, px = cost, t[0], t[1], p
+			}
+		}
+	}
+	return tx, ty, px
+}
+
 // convGrid is one dispatch of conv.comp: its strides, the input's sides
 // and the grid of positions.
 type convGrid struct {
@@ -158,6 +192,10 @@ type convGrid struct {
 // picked by convTile, the variant's further defs and uniforms added.
 func convDispatch(d *Device, c *opCall, l convLayout, g convGrid, defs []string, uni map[string]int) error {
 	tx, ty, px, cib, tiled := convTile(l, g.ho, g.wo, g.sh, g.sw)
+	if d.software {
+		tx, ty, px = convDirect(l, g.ho, g.wo, g.sw)
+		cib, tiled = 1, false
+	}
 	defs = append([]string{
 		fmt.Sprintf("TX %d", tx), fmt.Sprintf("TY %d", ty), fmt.Sprintf("PX %d", px), fmt.Sprintf("OCB %d", l.ocb), fmt.Sprintf("CIB %d", cib),
 		fmt.Sprintf("KH %d", l.kh), fmt.Sprintf("KW %d", l.kw), fmt.Sprintf("SH %d", g.sh), fmt.Sprintf("SW %d", g.sw),

@@ -24,7 +24,9 @@ func chRQ(c int) whg1.RQ {
 // TestConvTransposePhases compares the phase form (§9.3, sh·sw ≤
 // convTMaxPhases) and, past it, the gather form with cpuref (==) on edge
 // shapes and on random geometries.
-func TestConvTransposePhases(t *testing.T) {
+func TestConvTransposePhases(t *testing.T) { forEachForm(t, testConvTransposePhases) }
+
+func testConvTransposePhases(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	i8 := func(c uint32, h, w int) in { return in{c, -128, 127, h, w} }
 	one := whg1.RQ{SKind: 1, Shift: []uint8{0}}

@@ -34,6 +34,16 @@ type Device struct {
 	// mapStaging is whether staging buffers are persistent and mapped
 	// (GL 4.4 or ARB_buffer_storage), GL thread only.
 	mapStaging bool
+	// software is Identity.Software, read once: the kernels that stage
+	// tiles in shared memory take their register-only forms there.
+	software bool
+	// texel is whether kernels read their inputs and parameters through
+	// buffer textures (texelFetch) rather than storage blocks: where a
+	// texture holds a whole binding and the units hold every input
+	// binding. On llvmpipe a storage or shared read is a loop over the
+	// SIMD lanes with a branch each, a texel fetch one gather, about
+	// twice as fast a read. GL thread only.
+	texel bool
 	// epoch counts the storage barriers issued (from 1, so that a new
 	// buffer, whose epochs are 0, waits on none), GL thread only.
 	epoch uint64
@@ -88,6 +98,7 @@ func (d *Device) initGL() error {
 		return errors.New(why)
 	}
 	ctx.identify(&d.ident)
+	d.software = d.ident.Software()
 	d.reset.initReset(d.ident.Version)
 	d.mapStaging = AtLeast(d.ident.Version, 4, 4) || slices.Contains(glExtensions(), "GL_ARB_buffer_storage")
 	d.ident.Robustness = d.reset.strategy
@@ -107,6 +118,8 @@ func (d *Device) readLimits() error {
 	gl.GetIntegerv(gl.MAX_SHADER_STORAGE_BUFFER_BINDINGS, &l.MaxSSBOBindings)
 	gl.GetIntegerv(gl.MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &l.MaxInvocations)
 	gl.GetIntegerv(gl.MAX_COMPUTE_SHARED_MEMORY_SIZE, &l.MaxSharedBytes)
+	gl.GetIntegerv(gl.MAX_TEXTURE_BUFFER_SIZE, &l.MaxTexelBuffer)
+	gl.GetIntegerv(gl.MAX_COMPUTE_TEXTURE_IMAGE_UNITS, &l.MaxTextureUnits)
 	for i := range 3 {
 		var c, s int32
 		gl.GetIntegeri_v(gl.MAX_COMPUTE_WORK_GROUP_COUNT, uint32(i), &c)
@@ -119,6 +132,7 @@ func (d *Device) readLimits() error {
 	}
 	l.ChunksPerTensor = maxTensorElems >> l.ChunkShift
 	d.lim = l
+	d.texel = int64(l.MaxTexelBuffer) >= 1<<l.ChunkShift && l.MaxTextureUnits >= int32(tensorSlots*l.ChunksPerTensor)
 	need := int32(tensorSlots*l.ChunksPerTensor + 1)
 	switch {
 	case l.ChunkShift < 20:

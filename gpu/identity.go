@@ -17,6 +17,8 @@ type Limits struct {
 	MaxGroupSize    [3]int // GL_MAX_COMPUTE_WORK_GROUP_SIZE
 	MaxInvocations  int32  // GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS
 	MaxSharedBytes  int32  // GL_MAX_COMPUTE_SHARED_MEMORY_SIZE
+	MaxTexelBuffer  int32  // GL_MAX_TEXTURE_BUFFER_SIZE, in texels
+	MaxTextureUnits int32  // GL_MAX_COMPUTE_TEXTURE_IMAGE_UNITS
 	ChunkShift      uint   // a tensor binding holds 2^ChunkShift elements
 	ChunksPerTensor int    // bindings a 2^26-element tensor needs
 }
@@ -135,6 +137,25 @@ func below43(v string) string {
 		return ""
 	}
 	return fmt.Sprintf("gpu: GL %q is below 4.3: %s", v, belowGL43)
+}
+
+// softwareRenderers are GL renderers that rasterise on the CPU. The CPU
+// reference outruns them: docs/bench measured the int_synth decode at 58
+// frames/s on the CPU against 20 on llvmpipe (conv_transpose 3.48 G against
+// 0.54 G MAC/s), so plan's auto does not route to them (--fabric gpu still
+// does: that is how CI proves the shaders), and conv does not stage tiles
+// in their shared memory, whose every read is a loop over the SIMD lanes.
+var softwareRenderers = []string{"llvmpipe", "softpipe", "swrast", "lavapipe", "software"}
+
+// Software reports whether the renderer is a software rasteriser.
+func (id Identity) Software() bool {
+	r := strings.ToLower(id.Renderer)
+	for _, s := range softwareRenderers {
+		if strings.Contains(r, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // hardwareFirst orders devices so that those not marked software come

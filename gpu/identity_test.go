@@ -66,3 +66,19 @@ func TestBelow43(t *testing.T) {
 		t.Error("needsDisplayEnv")
 	}
 }
+
+func TestSoftware(t *testing.T) {
+	for r, want := range map[string]bool{
+		"llvmpipe (LLVM 15.0.6, 256 bits)": true,
+		"softpipe":                         true,
+		"llvmpipe (LLVM 12.0.0, 256 bits)": true,
+		"lavapipe":                         true,
+		"NVIDIA H200/PCIe/SSE2":            false,
+		"NVIDIA H100 80GB HBM3/PCIe/SSE2":  false,
+		"Mesa DRI Intel(R) UHD Graphics":   false,
+	} {
+		if (Identity{Renderer: r}).Software() != want {
+			t.Errorf("Identity{Renderer: %q}.Software() = %v", r, !want)
+		}
+	}
+}

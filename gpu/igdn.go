@@ -18,6 +18,10 @@ const (
 	igdnMaxIB     = 16
 	igdnMaxShared = 32 << 10
 	igdnThreads   = 64 // the least work group where the tile allows
+	// The register tile of the DIRECT form (a software rasteriser):
+	// positions and output channels a thread sums.
+	igdnDirectPX = 8
+	igdnDirectRB = 8
 )
 
 // igdnTile picks igdn.comp's tile for c channels within shared bytes of
@@ -80,6 +84,15 @@ func init() {
 		return prepared{prm: prm, run: func(d *Device, c *opCall) error {
 			s := c.inS[0]
 			u := merge(uni, map[string]int{"C": s.C, "HW": s.H * s.W})
+			if d.software {
+				// Registers, not shared memory (igdn.comp's DIRECT):
+				// RB rows at PX positions a thread.
+				px, rb := min(igdnDirectPX, s.H*s.W), min(igdnDirectRB, s.C)
+				pb := (s.H*s.W + px - 1) / px
+				n := pb * ((s.C + rb - 1) / rb)
+				defs := append(gf, "TILED 0", "DIRECT 1", fmt.Sprintf("PX %d", px), fmt.Sprintf("RB %d", rb))
+				return d.elementwise(kernel{shader: "igdn", defs: defs, in: c.in[:1], out: c.out[0], prm: c.prm, uni: merge(u, map[string]int{"PB": pb})}, n)
+			}
 			pt, px, rg, ib, ok := igdnTile(s.C, min(int(d.lim.MaxSharedBytes), igdnMaxShared))
 			if !ok {
 				return unary("igdn", append(gf, "TILED 0"), u)(d, c)

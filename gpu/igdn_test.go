@@ -15,7 +15,9 @@ import (
 // end, channel counts that leave a partial chunk of γ rows, γ across all
 // of i32 with gf 0, 31, 32 and 63, and, under a shared budget too small for
 // one position, the one-thread-per-output kernel.
-func TestIGDNTiles(t *testing.T) {
+func TestIGDNTiles(t *testing.T) { forEachForm(t, testIGDNTiles) }
+
+func testIGDNTiles(t *testing.T) {
 	d := openDevice(t)
 	r := rand.New(rand.NewPCG(31, 32))
 	// Each case keeps igdn.x2, every term, N and x·r within i32: |x| ≤

@@ -66,7 +66,9 @@ func randomRQ(r *rand.Rand, round whg1.Round) whg1.RQ {
 	return q
 }
 
-func TestRescaleMulChscale(t *testing.T) {
+func TestRescaleMulChscale(t *testing.T) { forEachForm(t, testRescaleMulChscale) }
+
+func testRescaleMulChscale(t *testing.T) {
 	var cases []opCase
 	r := rand.New(rand.NewPCG(13, 14))
 	for _, round := range []whg1.Round{whg1.Floor, whg1.HalfUp, whg1.HalfEven} {
@@ -101,7 +103,9 @@ func TestRescaleMulChscale(t *testing.T) {
 	runCases(t, cases)
 }
 
-func TestLut16(t *testing.T) {
+func TestLut16(t *testing.T) { forEachForm(t, testLut16) }
+
+func testLut16(t *testing.T) {
 	tab := make([]int16, 65536)
 	for i := 1; i < len(tab); i++ {
 		tab[i] = int16(i * 7919) // wraps by design: any i16 table will do
@@ -117,7 +121,9 @@ func conv(r *rand.Rand, name string, x in, cout, kh, kw, sh, sw, ph, pw, groups 
 		params: &whg1.Conv{Cout: cout, KH: kh, KW: kw, SH: sh, SW: sw, PH: ph, PW: pw, Groups: groups, RQ: q, W: randInts(r, n, -wmax, wmax)}}
 }
 
-func TestConv(t *testing.T) {
+func TestConv(t *testing.T) { forEachForm(t, testConv) }
+
+func testConv(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	i8 := func(c uint32, h, w int) in { return in{c, -128, 127, h, w} }
 	perCh := func(c int, m, b int64, s uint8) whg1.RQ {
@@ -160,7 +166,9 @@ func convT(r *rand.Rand, name string, x in, cout, kh, kw, sh, sw, ph, pw, oph, o
 		params: &whg1.ConvT{Cout: cout, KH: kh, KW: kw, SH: sh, SW: sw, PH: ph, PW: pw, OPH: oph, OPW: opw, RQ: q, W: randInts(r, n, -127, 127)}}
 }
 
-func TestConvTranspose(t *testing.T) {
+func TestConvTranspose(t *testing.T) { forEachForm(t, testConvTranspose) }
+
+func testConvTranspose(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	ct := func(name string, x in, cout, kh, kw, sh, sw, ph, pw, oph, opw uint32, q whg1.RQ) opCase {
 		return convT(r, name, x, cout, kh, kw, sh, sw, ph, pw, oph, opw, q)
@@ -182,7 +190,9 @@ func TestConvTranspose(t *testing.T) {
 	})
 }
 
-func TestIGDNGramApply(t *testing.T) {
+func TestIGDNGramApply(t *testing.T) { forEachForm(t, testIGDNGramApply) }
+
+func testIGDNGramApply(t *testing.T) {
 	igdn := func(name string, gf, frac uint32, gamma []int64, beta []int64) opCase {
 		return opCase{name: name, code: whg1.OpIGDN, params: &whg1.IGDN{GF: gf, Frac: frac, Gamma: gamma, Beta: beta},
 			ins: []in{{2, -1 << 10, 1 << 10, 4, 5}}, outC: []uint32{2}}
@@ -210,7 +220,9 @@ func TestIGDNGramApply(t *testing.T) {
 // for any sh ≥ 3. A stride that wraps as an int (i += SH) or reaches the
 // shader negative (sh ≥ 2^31) must not add a tap whose ty is not a
 // multiple of sh (y = 2: i = 0 has ty = 2).
-func TestConvTransposeHugeStride(t *testing.T) {
+func TestConvTransposeHugeStride(t *testing.T) { forEachForm(t, testConvTransposeHugeStride) }
+
+func testConvTransposeHugeStride(t *testing.T) {
 	d := openDevice(t)
 	for _, s := range []uint32{1<<31 - 1, 1 << 31, 1<<32 - 1} {
 		for _, vertical := range []bool{true, false} {

@@ -50,7 +50,9 @@ func runCases(t *testing.T, cases []opCase) {
 // full is an input spanning all of i32, the widest an acc32 input may be.
 func full(c uint32, h, w int) in { return in{c, i32min, i32max, h, w} }
 
-func TestElementwise(t *testing.T) {
+func TestElementwise(t *testing.T) { forEachForm(t, testElementwise) }
+
+func testElementwise(t *testing.T) {
 	half := in{3, -1 << 30, 1<<30 - 1, 5, 7} // a + b reaches −2^31 and 2^31 − 2
 	runCases(t, []opCase{
 		{name: "relu", code: whg1.OpRelu, ins: []in{full(2, 3, 5)}, outC: []uint32{2}},
@@ -71,7 +73,9 @@ func TestElementwise(t *testing.T) {
 	})
 }
 
-func TestMovement(t *testing.T) {
+func TestMovement(t *testing.T) { forEachForm(t, testMovement) }
+
+func testMovement(t *testing.T) {
 	x := in{8, -1000, 1000, 4, 6}
 	var cases []opCase
 	cases = append(cases,

@@ -20,11 +20,13 @@ type glProgram struct {
 // reads it with <name>_ld and writes it with <name>_st), the number of
 // bindings it spans, and, for a graph input read from its staging buffer
 // or a graph output stored straight into one, its wire width (wire.go;
-// the zero wire for one int per element).
+// the zero wire for one int per element). A texel slot is read through
+// buffer textures (texelFetch) rather than storage blocks (Device.texel).
 type slot struct {
 	name   string
 	chunks int
 	wire   wire
+	texel  bool
 }
 
 // program returns the variant of shader name under defs and slots,
@@ -68,8 +70,13 @@ func source(name string, defs []string, slots []slot, chunkShift uint) (string, 
 	for _, def := range defs {
 		fmt.Fprintf(&b, "#define %s\n", def)
 	}
-	binding := 0
+	binding, unit := 0, 0
 	for _, s := range slots {
+		if s.texel {
+			writeSlot(&b, s, unit)
+			unit += s.chunks
+			continue
+		}
 		writeSlot(&b, s, binding)
 		binding += s.chunks
 	}
@@ -78,12 +85,17 @@ func source(name string, defs []string, slots []slot, chunkShift uint) (string, 
 	return b.String(), nil
 }
 
-// writeSlot declares slot s's bindings from binding on, and its accessors.
-// An element's binding is its index >> CHUNK_SHIFT (§9.4); each binding is
-// named with a constant index, so no block array is indexed dynamically.
+// writeSlot declares slot s's bindings (texture units for a texel slot)
+// from binding on, and its accessors. An element's binding is its index >>
+// CHUNK_SHIFT (§9.4); each binding is named with a constant index, so no
+// block array is indexed dynamically.
 func writeSlot(b *strings.Builder, s slot, binding int) {
 	packed := s.wire.bytes == 1 || s.wire.bytes == 2
 	for j := range s.chunks {
+		if s.texel {
+			fmt.Fprintf(b, "layout(binding = %d) uniform isamplerBuffer %s_%d;\n", binding+j, s.name, j)
+			continue
+		}
 		if s.name == "out" && packed {
 			fmt.Fprintf(b, "layout(std430, binding = %d) buffer B_out_%d { uint d[]; } out_%d;\n", binding+j, j, j)
 			continue
@@ -113,9 +125,14 @@ func writeSlot(b *strings.Builder, s slot, binding int) {
 		}
 		defer fmt.Fprintf(b, "int %s_ld(uint i) { return "+ext+"; }\n", s.name, s.name, per, per, bits, bits)
 	}
+	// A texel slot's element: its texel's red channel (R32I).
+	elem := "%s_%d.d[%s]"
+	if s.texel {
+		elem = "texelFetch(%s_%d, int(%s)).x"
+	}
 	if s.chunks == 1 {
-		fmt.Fprintf(b, "int %s(uint i) { return %s_0.d[i]; }\n", ld, s.name)
-		if ld == s.name+"_ld" {
+		fmt.Fprintf(b, "int %s(uint i) { return "+elem+"; }\n", ld, s.name, 0, "i")
+		if ld == s.name+"_ld" && !s.texel {
 			fmt.Fprintf(b, "void %[1]s_st(uint i, int v) {\n%[2]s\t%[1]s_0.d[i] = v;\n}\n", s.name, clamp)
 		}
 		return
@@ -123,10 +140,10 @@ func writeSlot(b *strings.Builder, s slot, binding int) {
 	mask := "((1u << CHUNK_SHIFT) - 1u)"
 	fmt.Fprintf(b, "int %s(uint i) {\n\tuint c = i >> CHUNK_SHIFT;\n\tuint o = i & %s;\n", ld, mask)
 	for j := range s.chunks - 1 {
-		fmt.Fprintf(b, "\tif (c == %du) return %s_%d.d[o];\n", j, s.name, j)
+		fmt.Fprintf(b, "\tif (c == %du) return "+elem+";\n", j, s.name, j, "o")
 	}
-	fmt.Fprintf(b, "\treturn %s_%d.d[o];\n}\n", s.name, s.chunks-1)
-	if ld != s.name+"_ld" {
+	fmt.Fprintf(b, "\treturn "+elem+";\n}\n", s.name, s.chunks-1, "o")
+	if ld != s.name+"_ld" || s.texel {
 		return
 	}
 	fmt.Fprintf(b, "void %s_st(uint i, int v) {\n%s\tuint c = i >> CHUNK_SHIFT;\n\tuint o = i & %s;\n", s.name, clamp, mask)

@@ -18,7 +18,9 @@ import (
 // [lo, hi] is the identity, so each output is its input, hand-checked at
 // the ends of the range; add of two such inputs crosses out one width up
 // (i8 + i8 → i16). Counts of 1, 7, 35 and 9 elements leave part words.
-func TestWireWidths(t *testing.T) {
+func TestWireWidths(t *testing.T) { forEachForm(t, testWireWidths) }
+
+func testWireWidths(t *testing.T) {
 	d := openDevice(t)
 	var mapped bool
 	if err := d.th.call(func() error { mapped = d.mapStaging; return nil }); err != nil {
@@ -155,7 +157,9 @@ func TestStageNotPooled(t *testing.T) {
 // the ends of each width. Five and seven elements leave part words. An
 // output another operator also reads keeps its tensor buffer and its
 // wire.comp pack (the fallback), and gives the same values.
-func TestPackedStore(t *testing.T) {
+func TestPackedStore(t *testing.T) { forEachForm(t, testPackedStore) }
+
+func testPackedStore(t *testing.T) {
 	d := openDevice(t)
 	a := []int64{20000, -20000, 100, -100, 0, -1, 255}
 	b := []int64{20000, -20000, 27, -28, 0, 0, 1}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 
 	"github.com/waiops/waiops/certify"
@@ -15,13 +14,6 @@ import (
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
-
-// softwareRenderers are GL renderers that rasterise on the CPU. The CPU
-// reference outruns them: docs/bench measured the int_synth decode at 58
-// frames/s on the CPU against 20 on llvmpipe (conv_transpose 3.48 G against
-// 0.54 G MAC/s), so auto does not route to them; --fabric gpu still does
-// (that is how CI proves the shaders).
-var softwareRenderers = []string{"llvmpipe", "softpipe", "swrast", "lavapipe", "software"}
 
 // glFabric is a fabric on a GL device, whose identity names the renderer.
 type glFabric interface {
@@ -33,21 +25,10 @@ type glFabric interface {
 // rasterises on the CPU ("" when it does not, or f is not on GL).
 func softwareNote(f fabric.Fabric) string {
 	g, ok := f.(glFabric)
-	if !ok || !IsSoftware(g.GL().Renderer) {
+	if !ok || !g.GL().Software() {
 		return ""
 	}
 	return "GL renderer " + g.GL().Renderer + " is a software rasteriser; auto runs on the CPU reference (choose the gpu fabric to run there)"
-}
-
-// IsSoftware reports whether a GL renderer string names a software rasteriser.
-func IsSoftware(renderer string) bool {
-	r := strings.ToLower(renderer)
-	for _, s := range softwareRenderers {
-		if strings.Contains(r, s) {
-			return true
-		}
-	}
-	return false
 }
 
 // Session loads graphs once and decodes many times. Decodes on the CPU

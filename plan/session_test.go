@@ -154,7 +154,7 @@ func TestAutoOnThisDevice(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "gpu"
-	if IsSoftware(renderer) {
+	if (gpu.Identity{Renderer: renderer}).Software() {
 		want = "cpu"
 	}
 	if g32.Fabric().Name() != want || (want == "cpu") != (s.Note() != "") {
@@ -188,21 +188,6 @@ func TestGPUChoice(t *testing.T) {
 	}
 	if want := []int64{0, 0, 0, 300}; !slices.Equal(out[0].Data, want) {
 		t.Fatalf("got %v, want %v", out[0].Data, want)
-	}
-}
-
-func TestIsSoftware(t *testing.T) {
-	for r, want := range map[string]bool{
-		"llvmpipe (LLVM 15.0.6, 256 bits)": true,
-		"softpipe":                         true,
-		"llvmpipe (LLVM 12.0.0, 256 bits)": true,
-		"lavapipe":                         true,
-		"NVIDIA H200/PCIe/SSE2":            false,
-		"Mesa DRI Intel(R) UHD Graphics":   false,
-	} {
-		if IsSoftware(r) != want {
-			t.Errorf("IsSoftware(%q) = %v", r, !want)
-		}
 	}
 }
 

@@ -135,21 +135,19 @@ int round32(int p, uint s) {
 }
 
 // isqrt is §2's isqrt(n): the largest r with r² ≤ n, digit by digit, exact
-// for every u32 (r + bit < 2^31 throughout).
+// for every u32 (r + bit < 2^31 throughout). It starts at the top digit,
+// 2^30, whatever n: while bit > n, r stays 0, as if the search for n's top
+// digit had skipped those steps. Sixteen steps of selects, no branch: the
+// same count for every thread, which a rasteriser's SIMD lanes and a
+// GPU's warps both run without divergence.
 uint isqrt(uint n) {
 	uint r = 0u;
-	uint bit = 1u << 30;
-	while (bit > n) {
-		bit >>= 2;
-	}
-	while (bit != 0u) {
-		if (n >= r + bit) {
-			n -= r + bit;
-			r = (r >> 1) + bit;
-		} else {
-			r >>= 1;
-		}
-		bit >>= 2;
+	for (int k = 15; k >= 0; k--) {
+		uint bit = 1u << (2 * k);
+		uint t = r + bit;
+		bool take = n >= t;
+		n = take ? n - t : n;
+		r = take ? (r >> 1) + bit : r >> 1;
 	}
 	return r;
 }

@@ -133,7 +133,10 @@ void main() {
 		acc[k] = 0;
 	}
 	int wv[NPB * OCB];
-	int xr[PX];
+#if !TILED
+#define XR ((PX - 1) * SW + KW)
+	int xr[XR];
+#endif
 	for (int ci = 0; ci < CG; ci += CSTEP) {
 #if TILED
 		// Stage channels ci .. ci + CIB − 1: thread (lx, ly) takes rows
@@ -183,23 +186,34 @@ void main() {
 		}
 		barrier();
 #else
+		// Untiled (TILED 0: a software rasteriser, where a shared read
+		// costs a loop over the SIMD lanes, or a kernel past the shared
+		// budget): each patch row this thread's taps read, XR inputs, is
+		// read once into registers (zero outside the input: X̃ of §5.2)
+		// and the KW taps slide over it. Every tap j from 0 is formed, a
+		// zero weight where a phase's sub-kernel starts later (§6: a zero
+		// term changes no sum), so that every index of xr is a constant.
 		uint plane = (grp * uint(CG) + uint(ci)) * uint(H);
 		uint wrun = wbase + uint(ci) * uint(WBLOCK);
+		int xb = ix0 + lx * PX * SW;
 		for (int i = IF; i < KH; i++) {
 			int y = iy0 + ly * SH + i;
-			bool rowIn = y >= 0 && y < H;
-			for (int j = JF; j < KW; j++) {
-				// Positions past WO are never stored: stop before forming
-				// their x, so no index can pass i32.
-				for (int p = 0; p < PX; p++) {
-					int x = ix0 + (lx * PX + p) * SW + j;
-					xr[p] = ox0 + p < WO && rowIn && x >= 0 && x < W ? in0_ld((plane + uint(y)) * uint(W) + uint(x)) : 0;
-				}
+			bool rowIn = oy < HO && y >= 0 && y < H;
+			uint rowAt = rowIn ? (plane + uint(y)) * uint(W) : 0u;
+			for (int r = 0; r < XR; r++) {
+				int x = xb + r;
+				xr[r] = rowIn && x >= 0 && x < W ? in0_ld(rowAt + uint(x)) : 0;
+			}
+			for (int j = 0; j < KW; j++) {
 				for (int e = 0; e < NPB; e++) {
 					for (int q = 0; q < OCB; q++) {
-						int w = prm_ld(wrun + uint((e * KK + i * KW + j) * OCB + q));
-						for (int p = 0; p < PX; p++) {
-							acc[(e * PX + p) * OCB + q] += w * xr[p];
+						wv[e * OCB + q] = prm_ld(wrun + uint((e * KK + i * KW + j) * OCB + q));
+					}
+				}
+				for (int p = 0; p < PX; p++) {
+					for (int e = 0; e < NPB; e++) {
+						for (int q = 0; q < OCB; q++) {
+							acc[(e * PX + p) * OCB + q] += wv[e * OCB + q] * xr[p * SW + j];
 						}
 					}
 				}

@@ -14,6 +14,8 @@
 // one γ row in the shared budget): one thread per output, reading global
 // memory.
 //
+// DIRECT 1 (below) is the register-tiled form for a software rasteriser.
+//
 // acc32: x_j² (igdn.x2), each floored term, every partial sum of N and
 // x_i·r_i (igdn.xr) fit i32 (class wide, §7.1), and γ fits i32 (§7.2);
 // igdn.gx2 is the one product, formed in two words (§7.3).
@@ -93,6 +95,60 @@ void main() {
 				if (pos < uint(HW) && lr + rr * RG < IB && i < uint(C)) {
 					out_st(n, finish(sum[rr * PX + q], in0_ld(n)));
 				}
+			}
+		}
+	}
+}
+#elif defined(DIRECT)
+// DIRECT (a software rasteriser, where shared reads are loops over the
+// SIMD lanes): thread t sums RB output channels at PX positions, all in
+// registers, reading each x_j once for its RB rows and each γ once for its
+// PX positions. N is the number of threads, PB the blocks of PX positions.
+layout(local_size_x = LOCAL) in;
+uniform int C;
+uniform int PB;
+
+void main() {
+	uint t = elem_id();
+	if (t >= uint(N)) {
+		return;
+	}
+	uint pos0 = t % uint(PB) * uint(PX);
+	uint i0 = t / uint(PB) * uint(RB);
+	int sum[RB * PX];
+	for (int r = 0; r < RB; r++) {
+		int beta = prm_ld(uint(P_BETA) + min(i0 + uint(r), uint(C - 1)));
+		for (int q = 0; q < PX; q++) {
+			sum[r * PX + q] = beta;
+		}
+	}
+	// A position past HW or a row past C is never stored: it reads the
+	// last position's x or the last row's γ rather than branch around the
+	// read, and sums real terms of another output, which fit as those do.
+	int x2[PX];
+	for (uint j = 0u; j < uint(C); j++) {
+		for (int q = 0; q < PX; q++) {
+			int x = in0_ld(j * uint(HW) + min(pos0 + uint(q), uint(HW - 1)));
+			x2[q] = x * x;
+		}
+		for (int r = 0; r < RB; r++) {
+			int g = prm_ld(uint(P_GAMMA) + min(i0 + uint(r), uint(C - 1)) * uint(C) + j);
+			for (int q = 0; q < PX; q++) {
+				sum[r * PX + q] += term(g, x2[q]);
+			}
+		}
+	}
+	// Each x_i is read, and each out_i formed, by every thread whether it
+	// stores or not (a past row or position reads the last), so that no
+	// read waits inside a branch.
+	for (int r = 0; r < RB; r++) {
+		uint i = min(i0 + uint(r), uint(C - 1));
+		for (int q = 0; q < PX; q++) {
+			uint pos = pos0 + uint(q);
+			uint n = i * uint(HW) + min(pos, uint(HW - 1));
+			int v = finish(sum[r * PX + q], in0_ld(n));
+			if (i0 + uint(r) < uint(C) && pos < uint(HW)) {
+				out_st(n, v);
 			}
 		}
 	}

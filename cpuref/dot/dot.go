@@ -56,11 +56,13 @@ type Impl struct {
 	rq func(dst []int64, stride int, src []int64, pre, mult, add, post int64, s uint, even, lo, hi int64) bool
 	// narrow8, widen8, extent8 and pair8 are the loops of Narrow8,
 	// Widen8, Extent8 and Pair8 (narrow.go), nil where the set has none of
-	// its own.
+	// its own (and then quad8 too).
 	narrow8 func(dst []int8, stride int, src []int64, lo, hi int64) bool
 	widen8  func(dst []int64, src []int8)
 	extent8 func(src []int8) (lo, hi int8)
 	pair8   func(dst []int16, a, b []int8)
+	// quad8 is Quad8's loop with all four rows present (narrow.go).
+	quad8 func(dst []uint8, a, b, c, d []uint8)
 }
 
 // PeakRound is the number of 16-bit products one round of a peak loop forms:
@@ -74,7 +76,7 @@ const PeakRound = 512
 // generic is the pure-Go implementation, present in every build.
 var generic = Impl{
 	Name: "purego", peak: peakGeneric, rq: rqGeneric, narrow8: narrow8Generic, widen8: widen8Generic, extent8: extent8Generic,
-	pair8: pair8Generic, tile16: tileGeneric(mac16Generic), tile8: tileGeneric(mac8Generic),
+	pair8: pair8Generic, quad8: quad8Generic, tile16: tileGeneric(mac16Generic), tile8: tileGeneric(mac8Generic),
 	mac16: mac16Generic, mac8: mac8Generic,
 }
 

@@ -11673,3 +11673,34 @@ nexttileRQ32x8AVX512VNNI8:
 	VPXORD   Z31, Z31, Z31
 	VZEROUPPER
 	RET
+
+// func quad8AVX512(dst *uint8, a *uint8, b *uint8, c *uint8, d *uint8, n int)
+// Requires: AVX, AVX512F
+TEXT ·quad8AVX512(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), R8
+	MOVQ b+16(FP), R9
+	MOVQ c+24(FP), R10
+	MOVQ d+32(FP), R11
+	MOVQ n+40(FP), CX
+	XORQ AX, AX
+
+roundquad8:
+	CMPQ       AX, CX
+	JGE        donequad8
+	VPMOVZXBD  (R8)(AX*1), Z0
+	VPMOVZXBD  (R9)(AX*1), Z1
+	VPMOVZXBD  (R10)(AX*1), Z2
+	VPMOVZXBD  (R11)(AX*1), Z3
+	VPSLLD     $0x08, Z1, Z1
+	VPSLLD     $0x10, Z2, Z2
+	VPSLLD     $0x18, Z3, Z3
+	VPTERNLOGD $0xfe, Z2, Z1, Z0
+	VPORD      Z3, Z0, Z0
+	VMOVDQU32  Z0, (DI)(AX*4)
+	ADDQ       $0x10, AX
+	JMP        roundquad8
+
+donequad8:
+	VZEROUPPER
+	RET

@@ -46,10 +46,7 @@ func Quad8(dst []uint8, rows *[4][]uint8) {
 	n := len(a)
 	dst = dst[:4*n]
 	if b, c, d := rows[1], rows[2], rows[3]; b != nil && c != nil && d != nil {
-		b, c, d = b[:n], c[:n], d[:n]
-		for i, v := range a {
-			binary.LittleEndian.PutUint32(dst[4*i:], uint32(v)|uint32(b[i])<<8|uint32(c[i])<<16|uint32(d[i])<<24)
-		}
+		bestWide.quad8(dst, a, b[:n], c[:n], d[:n])
 		return
 	}
 	for j, row := range rows {
@@ -60,6 +57,13 @@ func Quad8(dst []uint8, rows *[4][]uint8) {
 			}
 			dst[4*i+j] = v
 		}
+	}
+}
+
+// quad8Generic is Quad8's loop in Go, every row present and len(a) long.
+func quad8Generic(dst []uint8, a, b, c, d []uint8) {
+	for i, v := range a {
+		binary.LittleEndian.PutUint32(dst[4*i:], uint32(v)|uint32(b[i])<<8|uint32(c[i])<<16|uint32(d[i])<<24)
 	}
 }
 

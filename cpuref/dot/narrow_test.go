@@ -175,8 +175,37 @@ func TestPair8(t *testing.T) {
 }
 
 // TestQuad8 checks Quad8's order on hand values, a missing last row, and
-// rows longer than the first.
+// rows longer than the first, then, on every implementation, rows of 0 to
+// 80 columns at bytes' ends against the definition, and that nothing past
+// 4·n is written.
 func TestQuad8(t *testing.T) {
+	forEachWide(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(41, 42))
+		for n := range 81 {
+			var rows [4][]uint8
+			for j := range rows {
+				rows[j] = make([]uint8, n+min(j, r.IntN(3))) // rows[0] sets n
+				for i := range rows[j] {
+					rows[j][i] = uint8(atEnds8(r))
+				}
+			}
+			dst := make([]uint8, 4*n+5)
+			for i := range dst {
+				dst[i] = 0x5a
+			}
+			Quad8(dst, &rows)
+			for i := range 4 * n {
+				if want := rows[i%4][i/4]; dst[i] != want {
+					t.Fatalf("%d columns: byte %d is %d, want %d", n, i, dst[i], want)
+				}
+			}
+			for i := 4 * n; i < len(dst); i++ {
+				if dst[i] != 0x5a {
+					t.Fatalf("%d columns: byte %d written", n, i)
+				}
+			}
+		}
+	})
 	dst := make([]uint8, 13)
 	for i := range dst {
 		dst[i] = 0xee
@@ -190,4 +219,12 @@ func TestQuad8(t *testing.T) {
 	if want := []uint8{1, 3, 5, 0, 2, 4, 6, 0}; !slices.Equal(dst[:8], want) {
 		t.Fatalf("with a nil row: got %v, want %v", dst[:8], want)
 	}
+}
+
+// atEnds8 is a byte, half the time 0, 1, 254 or 255.
+func atEnds8(r *rand.Rand) int {
+	if r.IntN(2) == 0 {
+		return []int{0, 1, 254, 255}[r.IntN(4)]
+	}
+	return r.IntN(256)
 }

@@ -13,8 +13,10 @@
 //   - the tile kernels, TileRows output channels × a block of columns held
 //     in registers at once, stepping through the taps of §6's chunks
 //     (tile.go in this directory);
-//   - the same tiles with the rq, clamp and narrowing to i8 fused into the
-//     tile's store (fused.go), for AVX-512 with DQ's vpmullq.
+//   - the same tiles with the rq, clamp and narrowing to i8 or u8 fused
+//     into the tile's store (fused.go): in 64-bit lanes with DQ's vpmullq,
+//     or in the sums' own 32-bit lanes where that is exact;
+//   - Quad8's interleave of four rows of bytes into u8 quads (quad.go).
 //
 // avo v0.5.0 has no AVX-512 VNNI instructions (vpdpwssd, vpdpbusd are not
 // in its instruction table): vnni emits them as raw ir.Instruction nodes,
@@ -36,6 +38,7 @@ func main() {
 	peaks()
 	tiles()
 	fusedTiles()
+	quad8()
 	Generate()
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/waiops/waiops/certify"
@@ -57,18 +58,20 @@ var (
 // c0 = g·cg, and 0 for a channel outside the group (a zero term, §6).
 // Every o meets the same number of channel groups, ntap/(kh·kw) (for
 // pairs whatever cg's parity: an odd cg meets ⌈cg/2⌉ pairs from either
-// end; quads are used only where they align, newW16), so its taps are at
-// one[o·ntap:].
+// end; quads are used only where they align, newW16), ntap of them.
 //
 // tile holds, for each o that starts a tile (tileOK), the rows of o to
 // o + dot.TileRows − 1 interleaved for Tile16 or Tile8 at tile[o·ntap:],
 // tap k of o + r at TileRows·k + r (entries of channels in no tile unused,
 // and zero weights for the rows past the last channel of a last tile that
 // has fewer than TileRows): the weights packed once, at load, in the
-// order the tile kernels read them.
+// order the tile kernels read them; nil where no tile is. one[o] holds
+// the taps of an o in no tile, for Mac16 or Mac8, and is nil for the
+// others: each weight is packed once.
 type laneWeights struct {
-	one, tile []uint32
-	ntap      int
+	one  [][]uint32
+	tile []uint32
+	ntap int
 }
 
 // w16 is a conv's weights as cpuref/dot reads them, built at load when
@@ -127,13 +130,13 @@ func (k *convKernel) newW16() *w16 {
 // each tap's per weights made one word by word.
 func (k *convKernel) laneWeights(per int, word func(w []int64) uint32) laneWeights {
 	p := k.p
-	kk := int(p.KH * p.KW)
+	kk, cout := int(p.KH*p.KW), int(p.Cout)
 	nq := (k.cg + per - 1) / per
-	lw := laneWeights{ntap: nq * kk, one: make([]uint32, int(p.Cout)*nq*kk)}
+	lw := laneWeights{ntap: nq * kk, one: make([][]uint32, cout)}
 	ws := make([]int64, per)
-	for o := range int(p.Cout) {
+	row := make([]uint32, lw.ntap)
+	for o := range cout {
 		c0 := o / k.og * k.cg
-		dst := lw.one[o*lw.ntap:][:lw.ntap]
 		for q := range nq {
 			for tap := range kk {
 				for r := range ws {
@@ -143,20 +146,20 @@ func (k *convKernel) laneWeights(per int, word func(w []int64) uint32) laneWeigh
 						ws[r] = p.W[(o*k.cg+c-c0)*kk+tap]
 					}
 				}
-				dst[q*kk+tap] = word(ws)
+				row[q*kk+tap] = word(ws)
 			}
 		}
-	}
-	cout := int(p.Cout)
-	lw.tile = make([]uint32, (cout+dot.TileRows-1)/dot.TileRows*dot.TileRows*lw.ntap)
-	for o := 0; o < cout; o += dot.TileRows {
-		if ok, _ := k.tileOK(o); ok {
-			d := lw.tile[o*lw.ntap:][:dot.TileRows*lw.ntap]
-			for r := range min(dot.TileRows, cout-o) {
-				for t, w := range lw.one[(o+r)*lw.ntap:][:lw.ntap] {
-					d[dot.TileRows*t+r] = w
-				}
-			}
+		o0 := o - o%dot.TileRows // the tile o would be in
+		if ok, _ := k.tileOK(o0); !ok {
+			lw.one[o] = slices.Clone(row)
+			continue
+		}
+		if lw.tile == nil {
+			lw.tile = make([]uint32, (cout+dot.TileRows-1)/dot.TileRows*dot.TileRows*lw.ntap)
+		}
+		d := lw.tile[o0*lw.ntap:][:dot.TileRows*lw.ntap]
+		for t, w := range row {
+			d[dot.TileRows*t+o-o0] = w
 		}
 	}
 	return lw
@@ -657,7 +660,7 @@ func jobRow[E int16 | uint8](jb *simdJob, f *laneForm[E], acc []int64, b8 []int8
 				ok = f.tile(acc[(o-o0)*n+c0:], n, cols, xs[f.per*c0:], jb.taps[o/k.og], jb.lw.tile[o*nt:][:dot.TileRows*nt], chunk)
 				o += dot.TileRows - 1
 			} else {
-				ok = f.mac(acc[(o-o0)*n+c0:][:cols], xs[f.per*c0:], jb.taps[o/k.og], jb.lw.one[o*nt:][:nt], chunk)
+				ok = f.mac(acc[(o-o0)*n+c0:][:cols], xs[f.per*c0:], jb.taps[o/k.og], jb.lw.one[o], chunk)
 			}
 			if !ok {
 				return errorMac // pack's layout keeps every read inside

@@ -1,6 +1,7 @@
 package cpuref
 
 import (
+	"github.com/waiops/waiops/cpuref/dot"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
 )
@@ -240,9 +241,7 @@ func (k *convTKernel) runVal(x, out val) error {
 				if q := c.fusedTiles(uint64(B), k.post, false); q != nil {
 					fs = &fusedStore{q: q, put8: func(o, u int, b []int8) error {
 						at := row(o, u)
-						for i, v := range b[:vn] {
-							out.i8[at+x0+i*sw] = v
-						}
+						dot.Spread8(out.i8[at+x0:], sw, b[:vn])
 						fill(at, o, x0+vn*sw)
 						return nil
 					}}

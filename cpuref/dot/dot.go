@@ -61,8 +61,10 @@ type Impl struct {
 	widen8  func(dst []int64, src []int8)
 	extent8 func(src []int8) (lo, hi int8)
 	pair8   func(dst []int16, a, b []int8)
-	// quad8 is Quad8's loop with all four rows present (narrow.go).
-	quad8 func(dst []uint8, a, b, c, d []uint8)
+	// quad8 is Quad8's loop with all four rows present, spread8 Spread8's
+	// (narrow.go).
+	quad8   func(dst []uint8, a, b, c, d []uint8)
+	spread8 func(dst []int8, stride int, src []int8)
 }
 
 // PeakRound is the number of 16-bit products one round of a peak loop forms:
@@ -76,7 +78,7 @@ const PeakRound = 512
 // generic is the pure-Go implementation, present in every build.
 var generic = Impl{
 	Name: "purego", peak: peakGeneric, rq: rqGeneric, narrow8: narrow8Generic, widen8: widen8Generic, extent8: extent8Generic,
-	pair8: pair8Generic, quad8: quad8Generic, tile16: tileGeneric(mac16Generic), tile8: tileGeneric(mac8Generic),
+	pair8: pair8Generic, quad8: quad8Generic, spread8: spread8Generic, tile16: tileGeneric(mac16Generic), tile8: tileGeneric(mac8Generic),
 	mac16: mac16Generic, mac8: mac8Generic,
 }
 

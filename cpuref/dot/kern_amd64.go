@@ -48,3 +48,6 @@ func tileRQ32x8AVX512VNNI(dst *int8, ldb int, n int, x *uint8, off *int32, w *ui
 
 // quad8AVX512 is Quad8's loop (narrow.go) on zmm for n columns, a multiple of 16, with every row present.
 func quad8AVX512(dst *uint8, a *uint8, b *uint8, c *uint8, d *uint8, n int)
+
+// spread2AVX512 is Spread8's loop (narrow.go) on zmm for stride 2 and n bytes, a multiple of 32: dst[2i] = src[i].
+func spread2AVX512(dst *int8, src *int8, n int)

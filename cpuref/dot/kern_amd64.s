@@ -11704,3 +11704,25 @@ roundquad8:
 donequad8:
 	VZEROUPPER
 	RET
+
+// func spread2AVX512(dst *int8, src *int8, n int)
+// Requires: AVX, AVX512BW
+TEXT ·spread2AVX512(SB), NOSPLIT, $0-24
+	MOVQ  dst+0(FP), DI
+	MOVQ  src+8(FP), SI
+	MOVQ  n+16(FP), CX
+	MOVQ  $0x5555555555555555, AX
+	KMOVQ AX, K1
+	XORQ  AX, AX
+
+roundspread2:
+	CMPQ      AX, CX
+	JGE       donespread2
+	VPMOVZXBW (SI)(AX*1), Z0
+	VMOVDQU8  Z0, K1, (DI)(AX*2)
+	ADDQ      $0x20, AX
+	JMP       roundspread2
+
+donespread2:
+	VZEROUPPER
+	RET

@@ -60,6 +60,24 @@ func Quad8(dst []uint8, rows *[4][]uint8) {
 	}
 }
 
+// Spread8 stores src into every stride-th byte of dst: dst[stride·i] =
+// src[i] (stride ≥ 1; the bytes between keep what they held), as a
+// conv_transpose phase's row of bytes lands in every sw-th output column
+// (§9.3). dst holds at least stride·(len(src) − 1) + 1 bytes.
+func Spread8(dst []int8, stride int, src []int8) {
+	if len(src) == 0 {
+		return
+	}
+	bestWide.spread8(dst[:stride*(len(src)-1)+1], stride, src)
+}
+
+// spread8Generic is Spread8 in Go.
+func spread8Generic(dst []int8, stride int, src []int8) {
+	for i, v := range src {
+		dst[stride*i] = v
+	}
+}
+
 // quad8Generic is Quad8's loop in Go, every row present and len(a) long.
 func quad8Generic(dst []uint8, a, b, c, d []uint8) {
 	for i, v := range a {

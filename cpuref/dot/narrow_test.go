@@ -228,3 +228,34 @@ func atEnds8(r *rand.Rand) int {
 	}
 	return r.IntN(256)
 }
+
+// TestSpread8 stores rows of 0 to 100 bytes at strides 1 to 3 on every
+// implementation: each src byte at its place, the bytes between and past
+// the last kept.
+func TestSpread8(t *testing.T) {
+	forEachWide(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(43, 44))
+		for n := range 101 {
+			for stride := 1; stride <= 3; stride++ {
+				src := make([]int8, n)
+				for i := range src {
+					src[i] = int8(atEnds8(r))
+				}
+				dst := make([]int8, stride*n+3)
+				for i := range dst {
+					dst[i] = 0x5a
+				}
+				Spread8(dst, stride, src)
+				for i, v := range dst {
+					want := int8(0x5a)
+					if i%stride == 0 && i/stride < n {
+						want = src[i/stride]
+					}
+					if v != want {
+						t.Fatalf("%d bytes at stride %d: dst[%d] = %d, want %d", n, stride, i, v, want)
+					}
+				}
+			}
+		}
+	})
+}

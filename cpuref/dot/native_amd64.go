@@ -18,7 +18,7 @@ func native() []Impl {
 		}
 		bw := Impl{Name: "avx512bw", mac16: asmMac(mac16AVX512BW), peak: peakAVX512BW, rq: rq,
 			tile16:  asmTile(tile16AVX512BW),
-			narrow8: narrow8AVX512Go, widen8: widen8AVX512Go, extent8: extent8AVX512Go, pair8: pair8AVX512Go, quad8: quad8AVX512Go}
+			narrow8: narrow8AVX512Go, widen8: widen8AVX512Go, extent8: extent8AVX512Go, pair8: pair8AVX512Go, quad8: quad8AVX512Go, spread8: spread8AVX512Go}
 		if rq != nil {
 			bw.tile16RQ = asmTileRQ(tileRQ16AVX512BW, tileRQ32x16AVX512BW, composeRQ(bw.tile16, rq, bw.narrow8))
 		}
@@ -27,7 +27,7 @@ func native() []Impl {
 			vnni := Impl{Name: "avx512vnni", mac16: asmMac(mac16AVX512VNNI), peak: peakAVX512VNNI,
 				mac8: asmMac(mac8AVX512VNNI), peak8: peak8AVX512VNNI, rq: rq,
 				tile16: asmTile(tile16AVX512VNNI), tile8: asmTile(tile8AVX512VNNI),
-				narrow8: narrow8AVX512Go, widen8: widen8AVX512Go, extent8: extent8AVX512Go, pair8: pair8AVX512Go, quad8: quad8AVX512Go}
+				narrow8: narrow8AVX512Go, widen8: widen8AVX512Go, extent8: extent8AVX512Go, pair8: pair8AVX512Go, quad8: quad8AVX512Go, spread8: spread8AVX512Go}
 			if rq != nil {
 				vnni.tile16RQ = asmTileRQ(tileRQ16AVX512VNNI, tileRQ32x16AVX512VNNI, composeRQ(vnni.tile16, rq, vnni.narrow8))
 				vnni.tile8RQ = asmTileRQ(tileRQ8AVX512VNNI, tileRQ32x8AVX512VNNI, composeRQ(vnni.tile8, rq, vnni.narrow8))
@@ -213,6 +213,20 @@ func quad8AVX512Go(dst []uint8, a, b, c, d []uint8) {
 		quad8AVX512(&dst[0], &a[0], &b[0], &c[0], &d[0], n)
 	}
 	quad8Generic(dst[4*n:], a[n:], b[n:], c[n:], d[n:])
+}
+
+// spread8AVX512Go is Spread8 with AVX-512 for stride 2 on the bytes up to
+// a multiple of 32 whose last store (64 bytes wide, the odd ones masked
+// off) stays inside dst, and spread8Generic on the rest and other strides.
+func spread8AVX512Go(dst []int8, stride int, src []int8) {
+	n := 0
+	if stride == 2 {
+		n = min(len(src), len(dst)/2) &^ 31 // 2n ≤ len(dst): every masked store inside
+	}
+	if n > 0 {
+		spread2AVX512(&dst[0], &src[0], n)
+	}
+	spread8Generic(dst[stride*n:], stride, src[n:])
 }
 
 // pair8AVX512Go is Pair8 with AVX-512 on the columns up to a multiple of

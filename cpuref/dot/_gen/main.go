@@ -16,7 +16,8 @@
 //   - the same tiles with the rq, clamp and narrowing to i8 or u8 fused
 //     into the tile's store (fused.go): in 64-bit lanes with DQ's vpmullq,
 //     or in the sums' own 32-bit lanes where that is exact;
-//   - Quad8's interleave of four rows of bytes into u8 quads (quad.go).
+//   - Quad8's interleave of four rows of bytes into u8 quads, and
+//     Spread8's store of a row of bytes into every second byte (quad.go).
 //
 // avo v0.5.0 has no AVX-512 VNNI instructions (vpdpwssd, vpdpbusd are not
 // in its instruction table): vnni emits them as raw ir.Instruction nodes,
@@ -39,6 +40,7 @@ func main() {
 	tiles()
 	fusedTiles()
 	quad8()
+	spread2()
 	Generate()
 }
 

@@ -38,3 +38,27 @@ func quad8() {
 	VZEROUPPER()
 	RET()
 }
+
+// spread2 writes Spread8's loop for stride 2 on zmm: 32 bytes a round,
+// zero-extended to words (vpmovzxbw) and stored through the mask of the
+// even bytes, so the odd bytes of dst keep what they held.
+func spread2() {
+	TEXT("spread2AVX512", NOSPLIT, "func(dst *int8, src *int8, n int)")
+	Doc("spread2AVX512 is Spread8's loop (narrow.go) on zmm for stride 2 and n bytes, a multiple of 32: dst[2i] = src[i].")
+	Load(Param("dst"), RDI)
+	Load(Param("src"), RSI)
+	Load(Param("n"), RCX)
+	MOVQ(U64(0x5555555555555555), RAX)
+	KMOVQ(RAX, K1)
+	XORQ(RAX, RAX)
+	Label("roundspread2")
+	CMPQ(RAX, RCX)
+	JGE(LabelRef("donespread2"))
+	VPMOVZXBW(Mem{Base: RSI, Index: RAX, Scale: 1}, Z0)
+	VMOVDQU8(Z0, K1, Mem{Base: RDI, Index: RAX, Scale: 2})
+	ADDQ(U8(32), RAX)
+	JMP(LabelRef("roundspread2"))
+	Label("donespread2")
+	VZEROUPPER()
+	RET()
+}

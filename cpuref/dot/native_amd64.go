@@ -216,17 +216,21 @@ func quad8AVX512Go(dst []uint8, a, b, c, d []uint8) {
 }
 
 // spread8AVX512Go is Spread8 with AVX-512 for stride 2 on the bytes up to
-// a multiple of 32 whose last store (64 bytes wide, the odd ones masked
-// off) stays inside dst, and spread8Generic on the rest and other strides.
+// a multiple of 32, and spread8Generic on the rest and other strides. Each
+// store is 64 bytes wide with the odd ones masked off: the last byte it
+// writes, dst[2n − 2], lies inside dst (len(dst) ≥ 2n − 1); the masked-off
+// byte past it is neither written nor read (AVX-512 masks suppress it).
 func spread8AVX512Go(dst []int8, stride int, src []int8) {
 	n := 0
 	if stride == 2 {
-		n = min(len(src), len(dst)/2) &^ 31 // 2n ≤ len(dst): every masked store inside
+		n = min(len(src), (len(dst)+1)/2) &^ 31
 	}
 	if n > 0 {
 		spread2AVX512(&dst[0], &src[0], n)
 	}
-	spread8Generic(dst[stride*n:], stride, src[n:])
+	if n < len(src) {
+		spread8Generic(dst[stride*n:], stride, src[n:])
+	}
 }
 
 // pair8AVX512Go is Pair8 with AVX-512 on the columns up to a multiple of

@@ -16,7 +16,8 @@ import (
 // does (oneDNN's s32 sums, QLinearConv's u8 or i8 output), on which
 // `waiops bench --peers` times ours beside it. It runs what a decode runs
 // on a narrow tensor (narrow.go): the dot tiles where the operands allow,
-// with the fused epilogue for an i8 output (conv_simd.go), else the lanes,
+// with the epilogue fused into their store for an 8-bit output, and for an
+// int32 one where the rq is the identity (conv_simd.go), else the lanes,
 // i64 or exact path, with the same checks, so a value that leaves its
 // type is refused, never wrapped.
 type Conv8 struct {
@@ -91,6 +92,8 @@ func RunConv8[In int8 | uint8, Out int32 | int8 | uint8](c *Conv8, dst []Out, x 
 		fs = k.fusedBytes(b, c.out, uint64(B), false)
 	case []uint8: // the tiles store u8 values' bits through an int8 view
 		fs = k.fusedBytes(unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(b))), len(b)), c.out, uint64(B), true)
+	case []int32:
+		fs = k.fusedS32(b, c.out)
 	}
 	return k.rows(path, xv, X, nonneg, Wo, 0, Ho, put, fs)
 }

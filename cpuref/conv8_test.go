@@ -11,15 +11,16 @@ import (
 	"github.com/waiops/waiops/whg1"
 )
 
-// TestConv8 runs RunConv8 on random convs, i8 and u8 inputs at their
-// ends, into int32, i8 and u8 outputs, with the dot kernels on and off,
+// TestConv8 runs RunConv8 on random convs (a third with the identity rq,
+// whose int32 output the tiles store themselves), i8 and u8 inputs at
+// their ends, into int32, i8 and u8 outputs, with the dot kernels on and off,
 // against convExact on the int64 input, clamped by hand: equal values, or
 // a refusal exactly where a clamped value leaves the output's type.
 func TestConv8(t *testing.T) {
 	savedS, saved8 := simd, simd8
 	defer func() { simd, simd8 = savedS, saved8 }()
 	r := rand.New(rand.NewPCG(81, 82))
-	fits, refused := 0, 0
+	fits, refused, s32 := 0, 0, 0
 	for n := range 240 {
 		simd, simd8 = n%3 != 0 && savedS, n%3 != 0 && saved8
 		g, og, cg := 1+r.IntN(2), 4*(1+r.IntN(3)), 4*(1+r.IntN(3))
@@ -27,6 +28,12 @@ func TestConv8(t *testing.T) {
 		p := &whg1.Conv{Cout: uint32(g * og), KH: uint32(kh), KW: uint32(kw), SH: uint32(1 + r.IntN(2)), SW: uint32(1 + r.IntN(2)),
 			PH: uint32(kh / 2), PW: uint32(kw / 2), Groups: uint32(g),
 			RQ: randRQ(r, g*og, func() uint8 { return uint8(r.IntN(14)) }, func() int64 { return r.Int64N(1<<10) - 1<<9 })}
+		switch n % 3 {
+		case 1: // the raw sums: Tile16S32, Tile8S32 for an int32 output
+			p.RQ = whg1.RQ{SKind: 1, Shift: []uint8{0}}
+		case 2: // a shift alone: the 32-bit epilogue for an 8-bit output
+			p.RQ = whg1.RQ{Round: whg1.Round(r.IntN(3)), SKind: 1, Shift: []uint8{uint8(1 + r.IntN(12))}}
+		}
 		p.W = make([]int64, g*og*cg*kh*kw)
 		for i := range p.W {
 			p.W[i] = atEnds(r, -128, 127)
@@ -43,9 +50,15 @@ func TestConv8(t *testing.T) {
 		}
 		lo := atEnds(r, -300, 100)
 		hi := atEnds(r, lo, 400)
+		if n%6 == 1 {
+			lo, hi = math.MinInt64, math.MaxInt64
+		}
 		c, err := NewConv8(p, sh, lo, hi)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if c.k.fusedS32(nil, c.Out()) != nil {
+			s32++
 		}
 		want := tensor.New(c.Out())
 		werr := convExact(newConv(p, sh.C), wide, want)
@@ -75,8 +88,8 @@ func TestConv8(t *testing.T) {
 			}
 		}
 	}
-	if fits < 200 || refused < 100 {
-		t.Fatalf("%d runs fitted and %d were refused: want both often", fits, refused)
+	if fits < 200 || refused < 100 || s32 < 5 {
+		t.Fatalf("%d runs fitted and %d were refused, %d could store int32 from the tiles: want all often", fits, refused, s32)
 	}
 }
 

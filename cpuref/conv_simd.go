@@ -38,14 +38,15 @@ type laneForm[E int16 | uint8] struct {
 	mac     func(acc []int64, x []E, taps *dot.Taps, w []uint32, chunk int) bool
 	tile    func(acc []int64, ld, n int, x []E, taps *dot.Taps, w []uint32, chunk int) bool
 	tileRQ  func(dst []int8, ldb int, acc []int64, n int, x []E, taps *dot.Taps, w []uint32, chunk int, q *dot.TileRQ) bool
+	tileS32 func(dst []int32, ldb, n int, x []E, taps *dot.Taps, w []uint32, chunk int, lo, hi int64) bool
 	newTaps func(off []int32) (*dot.Taps, bool)
 	pool    *sync.Pool // of *[]E: packed inputs kept between decodes
 }
 
 var (
 	packPool16, packPool8 sync.Pool
-	form16                = &laneForm[int16]{per: 2, mac: dot.Mac16, tile: dot.Tile16, tileRQ: dot.Tile16RQ, newTaps: dot.NewTaps, pool: &packPool16}
-	form8                 = &laneForm[uint8]{per: 4, mac: dot.Mac8, tile: dot.Tile8, tileRQ: dot.Tile8RQ, newTaps: dot.NewTaps8, pool: &packPool8}
+	form16                = &laneForm[int16]{per: 2, mac: dot.Mac16, tile: dot.Tile16, tileRQ: dot.Tile16RQ, tileS32: dot.Tile16S32, newTaps: dot.NewTaps, pool: &packPool16}
+	form8                 = &laneForm[uint8]{per: 4, mac: dot.Mac8, tile: dot.Tile8, tileRQ: dot.Tile8RQ, tileS32: dot.Tile8S32, newTaps: dot.NewTaps8, pool: &packPool8}
 )
 
 // laneWeights is a conv's weights in one operand form of per channels: the
@@ -424,6 +425,14 @@ func simdRows[E int16 | uint8](k *convKernel, f *laneForm[E], lw *laneWeights, x
 		return false, nil
 	}
 	defer f.pool.Put(&pk.data)
+	if fs != nil && fs.s32 != nil {
+		for _, t := range pk.taps {
+			if t.Len() > chunk { // Tile16S32 holds sums of one chunk only
+				fs = nil
+				break
+			}
+		}
+	}
 	return true, simdPacked(f, pk, []simdJob{{k: k, lw: lw, taps: pk.taps, chunk: chunk, wo: Wo, put: put, fused: fs}}, y0, y1)
 }
 
@@ -454,6 +463,42 @@ type fusedStore struct {
 	ldb, wo int
 	put8    func(o, y int, b []int8) error
 	q       []*dot.TileRQ // of the tile at o/TileRows; nil: not fused
+	// s32, when not nil, is where the full tiles store their exact sums
+	// clamped to [lo, hi] as int32 instead (dot.Tile16S32: Conv8's int32
+	// output of a conv whose rq is the identity), at s32[o·ldb + y·wo].
+	s32    []int32
+	lo, hi int64
+}
+
+// fusedS32 is where run's full tiles store their sums as int32 into dst
+// (rows of sh, clamped to post's one clamp), or nil when none can: the
+// rows are not a multiple of dot.Block, fuseTiles is off, k has no dot
+// form, the clamp misses i32, or some channel's rq is not the identity
+// (§5.1 with Mult 1, shift 0 and no bias: y = the sum).
+func (k *convKernel) fusedS32(dst []int32, sh tensor.Shape) *fusedStore {
+	lo, hi, ok := k.post.clamp()
+	if !ok || !fuseTiles || k.w16 == nil || sh.W%dot.Block != 0 || lo > math.MaxInt32 || hi < math.MinInt32 {
+		return nil
+	}
+	r := &k.p.RQ
+	for o := range int(k.p.Cout) {
+		if r.MultOf(o) != 1 || r.ShiftOf(o) != 0 || r.PreOf(o) != 0 || r.PostOf(o) != 0 {
+			return nil
+		}
+	}
+	return &fusedStore{s32: dst, ldb: sh.H * sh.W, wo: sh.W, lo: lo, hi: hi}
+}
+
+// on says whether the tile at o stores its rows itself.
+func (fs *fusedStore) on(k *convKernel, o int) bool {
+	if fs == nil {
+		return false
+	}
+	if fs.s32 != nil {
+		ok, full := k.tileOK(o - o%dot.TileRows)
+		return ok && full
+	}
+	return fs.q[o/dot.TileRows] != nil
 }
 
 // fusedStore is where run's tiles store their rows themselves into out, or
@@ -521,14 +566,6 @@ func (k *convKernel) fusedTiles(B uint64, post *rowPost, unsigned bool) []*dot.T
 	return q
 }
 
-// tile is the epilogue of the tile at o when it is fused, else nil.
-func (fs *fusedStore) tile(o int) *dot.TileRQ {
-	if fs == nil {
-		return nil
-	}
-	return fs.q[o/dot.TileRows]
-}
-
 // simdPacked computes rows [y0, y1) of every output channel of each job,
 // whose convolutions share their output channels and row stride, and
 // hands each job's row of exact sums to its put: for each row and channel
@@ -561,7 +598,7 @@ func simdPacked[E int16 | uint8](f *laneForm[E], pk *packed[E], jobs []simdJob, 
 			}
 			for o := o0; o < o1; o++ {
 				for j, jb := range jobs {
-					if jb.fused.tile(o) != nil { // jobRow formed its bytes
+					if jb.fused.on(jb.k, o) { // jobRow formed its bytes (or int32s)
 						if jb.fused.put8 == nil {
 							continue // and stored them
 						}
@@ -631,7 +668,7 @@ func jobRow[E int16 | uint8](jb *simdJob, f *laneForm[E], acc []int64, b8 []int8
 		cols = n // no two channels read the same input: whole rows a call
 	}
 	for o := o0; o < o1; o++ {
-		if jb.fused.tile(o) == nil { // a fused tile's rows of acc are scratch
+		if !jb.fused.on(k, o) { // a fused tile's rows of acc are scratch
 			clear(acc[(o-o0)*n:][:n])
 		}
 	}
@@ -639,8 +676,15 @@ func jobRow[E int16 | uint8](jb *simdJob, f *laneForm[E], acc []int64, b8 []int8
 	for c0 := 0; c0 < n; c0 += cols {
 		cols := min(cols, n-c0)
 		for o := o0; o < o1; o++ {
-			if q := jb.fused.tile(o); q != nil { // TileRows channels, stored as bytes
-				fs := jb.fused
+			if fs := jb.fused; fs.on(k, o) && fs.s32 != nil { // TileRows channels, stored as int32
+				if !f.tileS32(fs.s32[o*fs.ldb+oy*fs.wo+c0:], fs.ldb, cols, xs[f.per*c0:], jb.taps[o/k.og], jb.lw.tile[o*nt:][:dot.TileRows*nt], chunk, fs.lo, fs.hi) {
+					return errorMac // simdRows checked the chunk, fusedS32 the rest
+				}
+				o += dot.TileRows - 1
+				continue
+			}
+			if fs := jb.fused; fs.on(k, o) { // TileRows channels, stored as bytes
+				q := fs.q[o/dot.TileRows]
 				dst, ldb := fs.dst, fs.ldb
 				if fs.put8 != nil {
 					dst, ldb = b8[(o-o0)*n+c0:], n

@@ -51,6 +51,10 @@ type Impl struct {
 	// fused or composed; tile8RQ is nil where mac8 is.
 	tile16RQ tileRQ[int16]
 	tile8RQ  tileRQ[uint8]
+	// tile16S32 and tile8S32 are Tile16S32's and Tile8S32's loops, fused
+	// or composed; tile8S32 is nil where mac8 is.
+	tile16S32 tileS32[int16]
+	tile8S32  tileS32[uint8]
 	// rq is RQRowStrided's loop, with its constants formed (rqGeneric's
 	// contract); nil where the set has no 64-bit multiply.
 	rq func(dst []int64, stride int, src []int64, pre, mult, add, post int64, s uint, even, lo, hi int64) bool
@@ -95,7 +99,7 @@ var (
 )
 
 // withTileRQ gives each implementation of l without a fused Tile16RQ
-// (Tile8RQ) one composed of its own loops.
+// (Tile8RQ, Tile16S32, Tile8S32) one composed of its own loops.
 func withTileRQ(l []Impl) []Impl {
 	for i := range l {
 		im := &l[i]
@@ -104,6 +108,12 @@ func withTileRQ(l []Impl) []Impl {
 		}
 		if im.tile8RQ == nil && im.tile8 != nil {
 			im.tile8RQ = composeRQ(im.tile8, im.rq, im.narrow8)
+		}
+		if im.tile16S32 == nil {
+			im.tile16S32 = composeS32(im.tile16)
+		}
+		if im.tile8S32 == nil && im.tile8 != nil {
+			im.tile8S32 = composeS32(im.tile8)
 		}
 	}
 	return l

@@ -139,6 +139,7 @@ type kernel[E int16 | uint8] struct {
 	one     func(acc []int64, x []E, taps *Taps, w []uint32, chunk int) bool
 	tile    func(acc []int64, ld, n int, x []E, taps *Taps, w []uint32, chunk int) bool
 	tileRQ  func(dst []int8, ldb int, acc []int64, n int, x []E, taps *Taps, w []uint32, chunk int, q *TileRQ) bool
+	tileS32 func(dst []int32, ldb, n int, x []E, taps *Taps, w []uint32, chunk int, lo, hi int64) bool
 	ref     func(acc []int64, x []E, off []int32, w []uint32)
 	per     int
 	draw    func(r *rand.Rand) Operands
@@ -148,7 +149,7 @@ type kernel[E int16 | uint8] struct {
 }
 
 var (
-	mac16 = kernel[int16]{"Mac16", Mac16, Tile16, Tile16RQ, ref, 2,
+	mac16 = kernel[int16]{"Mac16", Mac16, Tile16, Tile16RQ, Tile16S32, ref, 2,
 		func(r *rand.Rand) (o Operands) {
 			o.WLo, o.WHi = interval(r)
 			o.XLo, o.XHi = interval(r)
@@ -157,7 +158,7 @@ var (
 		func(r *rand.Rand, o Operands) uint32 {
 			return Pair(int16(draw(r, o.WLo, o.WHi)), int16(draw(r, o.WLo, o.WHi)))
 		}, NewTaps}
-	mac8 = kernel[uint8]{"Mac8", Mac8, Tile8, Tile8RQ, ref8, 4,
+	mac8 = kernel[uint8]{"Mac8", Mac8, Tile8, Tile8RQ, Tile8S32, ref8, 4,
 		func(r *rand.Rand) (o Operands) {
 			o.WLo, o.WHi = interval8(r, false)
 			o.XLo, o.XHi = interval8(r, true)

@@ -46,6 +46,15 @@ func tileRQ32x16AVX512VNNI(dst *int8, ldb int, n int, x *int16, off *int32, w *u
 // tileRQ32x8AVX512VNNI is tileRQ's kernel (tile.go) with AVX512VNNI, the rq in 32-bit lanes (TileRQ's in32): n columns, a multiple of Block; taps ≥ 1 entries in off, TileRows·taps in w, all in one chunk; q the rows' constants.
 func tileRQ32x8AVX512VNNI(dst *int8, ldb int, n int, x *uint8, off *int32, w *uint32, taps int, q *int64) bool
 
+// tileS32x16AVX512BW is TileS32's kernel (tile.go) with AVX512BW: n columns, a multiple of Block; taps ≥ 1 entries in off, TileRows·taps in w, all in one chunk; q the clamp's ends.
+func tileS32x16AVX512BW(dst *int32, ldb int, n int, x *int16, off *int32, w *uint32, taps int, q *int64)
+
+// tileS32x16AVX512VNNI is TileS32's kernel (tile.go) with AVX512VNNI: n columns, a multiple of Block; taps ≥ 1 entries in off, TileRows·taps in w, all in one chunk; q the clamp's ends.
+func tileS32x16AVX512VNNI(dst *int32, ldb int, n int, x *int16, off *int32, w *uint32, taps int, q *int64)
+
+// tileS32x8AVX512VNNI is TileS32's kernel (tile.go) with AVX512VNNI: n columns, a multiple of Block; taps ≥ 1 entries in off, TileRows·taps in w, all in one chunk; q the clamp's ends.
+func tileS32x8AVX512VNNI(dst *int32, ldb int, n int, x *uint8, off *int32, w *uint32, taps int, q *int64)
+
 // quad8AVX512 is Quad8's loop (narrow.go) on zmm for n columns, a multiple of 16, with every row present.
 func quad8AVX512(dst *uint8, a *uint8, b *uint8, c *uint8, d *uint8, n int)
 

@@ -19,6 +19,7 @@ func native() []Impl {
 		bw := Impl{Name: "avx512bw", mac16: asmMac(mac16AVX512BW), peak: peakAVX512BW, rq: rq,
 			tile16:  asmTile(tile16AVX512BW),
 			narrow8: narrow8AVX512Go, widen8: widen8AVX512Go, extent8: extent8AVX512Go, pair8: pair8AVX512Go, quad8: quad8AVX512Go, spread8: spread8AVX512Go}
+		bw.tile16S32 = asmTileS32(tileS32x16AVX512BW)
 		if rq != nil {
 			bw.tile16RQ = asmTileRQ(tileRQ16AVX512BW, tileRQ32x16AVX512BW, composeRQ(bw.tile16, rq, bw.narrow8))
 		}
@@ -28,6 +29,7 @@ func native() []Impl {
 				mac8: asmMac(mac8AVX512VNNI), peak8: peak8AVX512VNNI, rq: rq,
 				tile16: asmTile(tile16AVX512VNNI), tile8: asmTile(tile8AVX512VNNI),
 				narrow8: narrow8AVX512Go, widen8: widen8AVX512Go, extent8: extent8AVX512Go, pair8: pair8AVX512Go, quad8: quad8AVX512Go, spread8: spread8AVX512Go}
+			vnni.tile16S32, vnni.tile8S32 = asmTileS32(tileS32x16AVX512VNNI), asmTileS32(tileS32x8AVX512VNNI)
 			if rq != nil {
 				vnni.tile16RQ = asmTileRQ(tileRQ16AVX512VNNI, tileRQ32x16AVX512VNNI, composeRQ(vnni.tile16, rq, vnni.narrow8))
 				vnni.tile8RQ = asmTileRQ(tileRQ8AVX512VNNI, tileRQ32x8AVX512VNNI, composeRQ(vnni.tile8, rq, vnni.narrow8))
@@ -75,6 +77,14 @@ func asmTileRQ[E int16 | uint8](k, k32 func(dst *int8, ldb, n int, x *E, off *in
 			kq = k32
 		}
 		return kq(&dst[0], ldb, n, &x[0], &off[0], &w[0], len(off), &q.c[0])
+	}
+}
+
+// asmTileS32 passes Tile16S32's or Tile8S32's checked slices to a
+// generated kernel (kern_amd64.s).
+func asmTileS32[E int16 | uint8](k func(dst *int32, ldb, n int, x *E, off *int32, w *uint32, taps int, q *int64)) tileS32[E] {
+	return func(dst []int32, ldb, n int, x []E, off []int32, w []uint32, q *[2]int64) {
+		k(&dst[0], ldb, n, &x[0], &off[0], &w[0], len(off), &q[0])
 	}
 }
 

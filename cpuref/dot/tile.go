@@ -135,6 +135,78 @@ func Tile8RQ(dst []int8, ldb int, acc []int64, n int, x []uint8, taps *Taps, w [
 	return n == 0 || best8.tile8RQ(dst, ldb, acc, n, x, taps.off, w, chunk, q)
 }
 
+// Tile16S32 is Tile16 on zeroed sums with every tap in one chunk, each
+// row r's sums clamped to [lo, hi] and stored as int32 into
+// dst[r·ldb:][:n] (ldb ≥ n, dst at least (TileRows − 1)·ldb + n long): a
+// tile of a conv whose output is its exact sums as int32, as an int8
+// library returns them. One chunk holds every partial sum in i32 (§6,
+// Choose16), so the sums are exact in the lanes and a clamp whose ends
+// reach i32 keeps them there. It returns false, and writes nothing, when
+// the arguments do not fit (as Tile16's), the taps are more than one
+// chunk, lo > hi, or [lo, hi] misses i32.
+func Tile16S32(dst []int32, ldb, n int, x []int16, taps *Taps, w []uint32, chunk int, lo, hi int64) bool {
+	if !tileFits(len(dst), ldb, n, len(x), taps, 2, len(w), chunk) || !s32Fits(taps, chunk, lo, hi) {
+		return false
+	}
+	if n > 0 && len(w) > 0 {
+		best.tile16S32(dst, ldb, n, x, taps.off, w, s32Ends(lo, hi))
+	} else {
+		s32Zero(dst, ldb, n, lo, hi)
+	}
+	return true
+}
+
+// Tile8S32 is Tile16S32 for Tile8's operands.
+func Tile8S32(dst []int32, ldb, n int, x []uint8, taps *Taps, w []uint32, chunk int, lo, hi int64) bool {
+	if !tileFits(len(dst), ldb, n, len(x), taps, 4, len(w), chunk) || !s32Fits(taps, chunk, lo, hi) {
+		return false
+	}
+	if n > 0 && len(w) > 0 {
+		best8.tile8S32(dst, ldb, n, x, taps.off, w, s32Ends(lo, hi))
+	} else {
+		s32Zero(dst, ldb, n, lo, hi)
+	}
+	return true
+}
+
+// s32Zero stores the rows of a tile without taps: every sum 0, clamped.
+func s32Zero(dst []int32, ldb, n int, lo, hi int64) {
+	for r := range TileRows {
+		for j := range n {
+			dst[r*ldb+j] = int32(min(max(0, lo), hi)) // lo ≤ MaxInt32, hi ≥ MinInt32
+		}
+	}
+}
+
+// s32Fits is Tile16S32's and Tile8S32's own check: every tap in one
+// chunk, and a clamp that meets i32.
+func s32Fits(taps *Taps, chunk int, lo, hi int64) bool {
+	return len(taps.off) <= chunk && lo <= hi && lo <= math.MaxInt32 && hi >= math.MinInt32
+}
+
+// s32Ends is [lo, hi] saturated to i32, as the kernels take it: on sums
+// inside i32 the same clamp.
+func s32Ends(lo, hi int64) *[2]int64 {
+	return &[2]int64{max(lo, math.MinInt32), min(hi, math.MaxInt32)}
+}
+
+// tileS32 is the loop of Tile16S32 or Tile8S32 with its checks done.
+type tileS32[E int16 | uint8] func(dst []int32, ldb, n int, x []E, off []int32, w []uint32, q *[2]int64)
+
+// composeS32 is tileS32 in passes: tile's sums (one chunk) into int64
+// rows, then clamped and stored.
+func composeS32[E int16 | uint8](tile func([]int64, int, int, []E, []int32, []uint32, int)) tileS32[E] {
+	return func(dst []int32, ldb, n int, x []E, off []int32, w []uint32, q *[2]int64) {
+		acc := make([]int64, TileRows*n)
+		tile(acc, n, n, x, off, w, max(1, len(off)))
+		for r := range TileRows {
+			for j, v := range acc[r*n:][:n] {
+				dst[r*ldb+j] = int32(min(max(v, q[0]), q[1]))
+			}
+		}
+	}
+}
+
 // tileRQ is the loop of Tile16RQ or Tile8RQ with its checks done.
 type tileRQ[E int16 | uint8] func(dst []int8, ldb int, acc []int64, n int, x []E, off []int32, w []uint32, chunk int, q *TileRQ) bool
 

@@ -206,3 +206,77 @@ func TestTileRQIn32(t *testing.T) {
 		}
 	}
 }
+
+// TestTile16S32Random compares Tile16S32, on every implementation, with
+// the definition (Mac16's sums, clamped) on 10^5 random cases (10^4 with
+// -short or -race) inside Choose16's bounds, their ends drawn often, at
+// Choose16's chunk or a smaller one: false, nothing written, exactly where
+// the taps pass one chunk; the clamp's ends in, at and past i32's.
+func TestTile16S32Random(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) { tileS32Random(t, mac16, 13) })
+}
+
+// TestTile8S32Random is TestTile16S32Random for Tile8S32.
+func TestTile8S32Random(t *testing.T) {
+	forEachImpl8(t, func(t *testing.T) { tileS32Random(t, mac8, 15) })
+}
+
+func tileS32Random[E int16 | uint8](t *testing.T, k kernel[E], seed uint64) {
+	cases := 100000
+	if testing.Short() || raceEnabled {
+		cases = 10000
+	}
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	ran := 0
+	for c := 0; c < cases; {
+		rc, ok := k.newCase(r)
+		if !ok {
+			continue
+		}
+		c++
+		w := make([]uint32, TileRows*len(rc.off))
+		var sums [TileRows][]int64
+		for i, wi := range rc.ws {
+			for j, wj := range wi {
+				w[TileRows*j+i] = wj
+			}
+			sums[i] = make([]int64, rc.n)
+			k.ref(sums[i], rc.x, rc.off, wi)
+		}
+		ends := []int64{math.MinInt64, math.MinInt32 - 1, math.MinInt32, -1 << 20, 0, 1 << 20, math.MaxInt32, math.MaxInt32 + 1, math.MaxInt64}
+		lo, hi := ends[r.IntN(len(ends))], ends[r.IntN(len(ends))]
+		if r.IntN(4) == 0 { // a clamp near the sums
+			lo, hi = draw(r, -1<<16, 1<<16), draw(r, -1<<16, 1<<16)
+		}
+		ldb := rc.n + r.IntN(3)*Block
+		const mark = -0x5b5b5b5b
+		dst := make([]int32, (TileRows-1)*ldb+rc.n+r.IntN(9))
+		for i := range dst {
+			dst[i] = mark
+		}
+		want := len(rc.off) <= rc.chunk && lo <= hi && lo <= math.MaxInt32 && hi >= math.MinInt32
+		what := fmt.Sprintf("case %d (%s), clamp [%d, %d]", c, rc, lo, hi)
+		if got := k.tileS32(dst, ldb, rc.n, rc.x, rc.taps, w, rc.chunk, lo, hi); got != want {
+			t.Fatalf("%s: %v, want %v", what, got, want)
+		}
+		for i, v := range dst {
+			row, col := 0, 0
+			if ldb > 0 {
+				row, col = i/ldb, i%ldb
+			}
+			if want && row < TileRows && col < rc.n {
+				if e := min(max(sums[row][col], lo), hi); int64(v) != e {
+					t.Fatalf("%s: row %d column %d: got %d, want %d", what, row, col, v, e)
+				}
+			} else if v != mark {
+				t.Fatalf("%s: element %d written", what, i)
+			}
+		}
+		if want {
+			ran++
+		}
+	}
+	if ran < cases/10 || ran > cases*9/10 {
+		t.Fatalf("%d of %d cases ran: want both answers often", ran, cases)
+	}
+}

@@ -63,7 +63,7 @@ func fusedTiles() {
 			if b == 8 {
 				s.vec, s.lane = func(i int) VecPhysical { return ymm[i] }, 32
 			}
-			fusedBlock(t.fn, s, t.xs, b, t.epi)
+			fusedBlock(t.fn, s, t.xs, b, 1, t.epi)
 		}
 		VPTESTMQ(Z25, Z25, K1)
 		KMOVW(K1, EAX)
@@ -81,8 +81,9 @@ func fusedTiles() {
 // at m + v·cols and or'ing each failure into Z25.
 type epilogue func(s isa, row, nv, cols int, acc func(v, row int) VecPhysical, m Mem)
 
-// fusedBlock writes the loop over blocks of b columns of a fused kernel.
-func fusedBlock(fn string, s isa, xs uint8, b int, epi epilogue) {
+// fusedBlock writes the loop over blocks of b columns of a fused kernel
+// whose outputs take eb bytes each.
+func fusedBlock(fn string, s isa, xs uint8, b, eb int, epi epilogue) {
 	cols := s.lane / 4
 	nv := b / cols
 	l := func(what string) string { return fmt.Sprintf("%s%s%d", what, fn, b) }
@@ -108,7 +109,7 @@ func fusedBlock(fn string, s isa, xs uint8, b int, epi epilogue) {
 	for row := range tileRows {
 		epi(s, row, nv, cols, acc, rowBase[row])
 	}
-	ADDQ(U32(b), RDI)
+	ADDQ(U32(b*eb), RDI)
 	ADDQ(U32(4*b), RSI)
 	SUBQ(U32(b), RCX)
 	JMP(LabelRef(l("block")))
@@ -199,5 +200,49 @@ func epilogue32(s isa, row, nv, cols int, acc func(v, row int) VecPhysical, m Me
 		VPSRLD(U8(8), u, u)
 		VPORD(zmm[26], Z25, Z25) // u as a zmm: an EVEX ymm write zeroed its top
 		VPMOVDB(y, m.Offset(v*cols))
+	}
+}
+
+// s32Tiles writes the tile kernels that store each row's exact sums as
+// int32 (TileS32 in cpuref/dot/tile.go): every tap in one chunk, so each
+// int32 lane ends holding its sum exactly (§6's K_c, the caller checks
+// taps ≤ chunk), clamped to [lo, hi] (q: two int64 already saturated to
+// i32) and stored at dst + 4·(r·ldb + column): no widening, no rq.
+func s32Tiles() {
+	for _, t := range []struct {
+		fn, elem string
+		s        isa
+		xs       uint8
+	}{
+		{"tileS32x16AVX512BW", "int16", bw, 2},
+		{"tileS32x16AVX512VNNI", "int16", wssd, 2},
+		{"tileS32x8AVX512VNNI", "uint8", busd, 1},
+	} {
+		TEXT(t.fn, NOSPLIT, fmt.Sprintf("func(dst *int32, ldb, n int, x *%s, off *int32, w *uint32, taps int, q *int64)", t.elem))
+		Doc(fmt.Sprintf("%s is TileS32's kernel (tile.go) with %s: n columns, a multiple of Block; taps ≥ 1 entries in off, TileRows·taps in w, all in one chunk; q the clamp's ends.", t.fn, t.s.name))
+		tileArgs("dst", "ldb", 2, "q")
+		for _, b := range []int{64, 48, 32, 16, 8} {
+			s := t.s
+			if b == 8 {
+				s.vec, s.lane = func(i int) VecPhysical { return ymm[i] }, 32
+			}
+			fusedBlock(t.fn, s, t.xs, b, 4, epilogueS32)
+		}
+		clean(32)
+		VZEROUPPER()
+		RET()
+	}
+}
+
+// epilogueS32 clamps row row's int32 lanes to [lo, hi] and stores them.
+func epilogueS32(s isa, row, nv, cols int, acc func(v, row int) VecPhysical, m Mem) {
+	lo, hi := s.vec(16), s.vec(17)
+	VPBROADCASTD(Mem{Base: R11}, lo)
+	VPBROADCASTD(Mem{Base: R11, Disp: 8}, hi)
+	for v := range nv {
+		a := acc(v, row)
+		VPMAXSD(lo, a, a)
+		VPMINSD(hi, a, a)
+		VMOVDQU32(a, m.Offset(4*v*cols))
 	}
 }

@@ -15,7 +15,8 @@
 //     (tile.go in this directory);
 //   - the same tiles with the rq, clamp and narrowing to i8 or u8 fused
 //     into the tile's store (fused.go): in 64-bit lanes with DQ's vpmullq,
-//     or in the sums' own 32-bit lanes where that is exact;
+//     or in the sums' own 32-bit lanes where that is exact; and the tiles
+//     that store their exact sums as int32 (fused.go, s32Tiles);
 //   - Quad8's interleave of four rows of bytes into u8 quads, and
 //     Spread8's store of a row of bytes into every second byte (quad.go).
 //
@@ -39,6 +40,7 @@ func main() {
 	peaks()
 	tiles()
 	fusedTiles()
+	s32Tiles()
 	quad8()
 	spread2()
 	Generate()

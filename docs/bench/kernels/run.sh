@@ -15,6 +15,9 @@ out=docs/bench/kernels
   go test -run '^$' -benchtime 20x -count 5 -cpu 2,1 \
     -bench '_i8|Conv8|ConvT3x3s2_64x64_64|IGDN_64x64_64|Depthwise3x3_64_128|GramApply_64x64_64' ./cpuref
 } >"$out/gotest.txt" 2>&1
+# The peak on 2 goroutines: under -cpu 2,1 above only its 1-goroutine
+# sub-benchmarks ran in the 2026-12-08 runs.
+go test -run '^$' -bench 'Peak/avx512vnni' -benchtime 100ms -count 5 -cpu 2 ./cpuref/dot >"$out/peak-2threads.txt" 2>&1
 go build -o /tmp/waiops-kern ./cmd/waiops
 for run in 1 2 3; do
   /tmp/waiops-kern bench --fabric cpu --ops conv3x3_raw --sizes 128 --peers c,ort,ort-qlinear,onednn --runs 61 \

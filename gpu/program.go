@@ -34,6 +34,10 @@ type Program struct {
 	// (writePackedStore), with no wire.comp pass: an output narrower than
 	// i32, produced by an operator, read by none, and listed once.
 	direct map[uint32]int
+	// skip marks the relu and clamp operators folded into their input's
+	// producer, and into maps each such input to its operator (folds).
+	skip   []bool
+	into   map[uint32]int
 	closed bool // set by Close, on the GL thread
 	// held is the device memory the program holds (its parameters and
 	// its pool), in bytes, as of its last load or decode.
@@ -112,6 +116,7 @@ func (d *Device) LoadCertified(g *whg1.Graph, cert *certify.Certificate) (*Progr
 		p.outW = append(p.outW, wireOf(tb[t]))
 	}
 	p.direct = directOutputs(g, p.outW)
+	p.skip, p.into = folds(g)
 	p.st = stages{in: make([]*buffer, len(g.Inputs)), out: make([]*buffer, len(g.Outputs))}
 	live.programs.Add(1)
 	err = d.th.call(func() error {
@@ -287,6 +292,11 @@ func (p *Program) run(pl *whg1.Plan, host [][]byte, direct bool, finish func(*wh
 		vals[in.Tensor] = s
 	}
 	for i := range g.Ops {
+		if p.skip[i] {
+			// Its input's producer stored its output (folds).
+			p.dropAfter(i, vals)
+			continue
+		}
 		op := &g.Ops[i]
 		c := &opCall{pl: pl, prm: p.prm[i]}
 		for _, t := range op.In {
@@ -294,30 +304,40 @@ func (p *Program) run(pl *whg1.Plan, host [][]byte, direct bool, finish func(*wh
 			c.inS = append(c.inS, pl.Shapes[t])
 		}
 		for _, t := range op.Out {
+			// An output that folded operators read is stored, through
+			// their clamps, in the last one's buffer (folds).
+			t, policy := p.folded(t)
 			if k, ok := p.direct[t]; ok && direct {
 				n, w := pl.Shapes[t].Elems(), p.outW[k]
 				vals[t] = d.stage(&p.st.out[k], w.len(n)/4)
 				d.clearStage(vals[t], w.len(n)/4)
-				vals[t].wire, vals[t].clamp = w, false
+				vals[t].wire = w
 			} else {
 				vals[t] = p.pool.take(d, pl.Shapes[t].Elems())
 			}
-			setPolicy(vals[t], g.Tensors[t])
-			c.out = append(c.out, vals[t])
+			b := vals[t]
+			b.clamp, b.lo, b.hi = policy != anyI32, policy.lo, policy.hi
+			c.out = append(c.out, b)
 			c.outS = append(c.outS, pl.Shapes[t])
 		}
 		if err := p.ops[i].run(d, c); err != nil {
 			return fmt.Errorf("op %d (%s): %w", i, op.Code, err)
 		}
-		for _, t := range p.drop[i] {
-			p.pool.put(vals[t])
-			vals[t] = nil
-		}
+		p.dropAfter(i, vals)
 	}
 	if err := glError("a decode"); err != nil {
 		return err
 	}
 	return finish(pl, vals)
+}
+
+// dropAfter gives back the buffers of the tensors whose last reader is
+// operator i (a tensor only a folded operator read has none).
+func (p *Program) dropAfter(i int, vals []*buffer) {
+	for _, t := range p.drop[i] {
+		p.pool.put(vals[t])
+		vals[t] = nil
+	}
 }
 
 // directOutputs is Program.direct for graph g with output widths outW.
@@ -344,17 +364,6 @@ func directOutputs(g *whg1.Graph, outW []wire) map[uint32]int {
 		}
 	}
 	return direct
-}
-
-// setPolicy gives an operator output's buffer its tensor's policy (§3),
-// which the producer's stores apply (shader.go's out_st). Under acc32 only
-// graph inputs are check (§7.2 condition 2), so an output is derived or
-// clamp; certify.Load has refused any other.
-func setPolicy(b *buffer, rec whg1.Tensor) {
-	if rec.Policy == whg1.Clamp {
-		b.clamp = true
-		b.lo, b.hi = clampBounds(rec.Lo, rec.Hi)
-	}
 }
 
 // clampBounds narrows clamp bounds (i64 in the model; §5.5 uses ±2^63 for

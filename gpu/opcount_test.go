@@ -55,10 +55,10 @@ func opVariants() []opVariant {
 	// The software rasteriser's forms (Identity.Software): untiled conv
 	// and igdn's DIRECT, reading through texels as llvmpipe does.
 	texels := []slot{{name: "in0", chunks: 1, texel: true}, {name: "out", chunks: 1}, {name: "prm", chunks: 1, texel: true}}
-	direct := opVariant{name: "conv 3×3 untiled (software), 8 positions × 8 channels a thread", shader: "conv", slots: texels, products: 3 * 3 * 8 * 8, per: "MAC",
-		defs: append(append([]string{"TX 8", "TY 8", "PX 8", "OCB 8", "CIB 1", "KH 3", "KW 3", "SH 1", "SW 1", "NPB 1", "TILED 0", "PHASE 0"}, rqFloor...), "RQ32 1")}
-	igdnDirect := opVariant{name: "igdn TERM 1 DIRECT (software), 8 rows × 8 positions a thread", shader: "igdn", slots: texels, products: 8 * 8, per: "term",
-		defs: []string{"GF 8u", "TERM 1", "TILED 0", "DIRECT 1", "PX 8", "RB 8"}}
+	direct := opVariant{name: "conv 3×3 untiled (software), 4 positions × 8 channels a thread", shader: "conv", slots: texels, products: 3 * 3 * 4 * 8, per: "MAC",
+		defs: append(append([]string{"TX 8", "TY 8", "PX 4", "OCB 8", "CIB 1", "KH 3", "KW 3", "SH 1", "SW 1", "NPB 1", "TILED 0", "PHASE 0"}, rqFloor...), "RQ32 1")}
+	igdnDirect := opVariant{name: "igdn TERM 1 DIRECT (software), 4 rows × 8 positions a thread", shader: "igdn", slots: texels, products: 4 * 8, per: "term",
+		defs: []string{"GF 8u", "TERM 1", "TILED 0", "DIRECT 1", "PX 8", "RB 4"}}
 	igdn := func(term string) opVariant {
 		// C 32 in chunks of 16 rows, 4 positions a thread, 4 threads
 		// sharing a chunk's rows: 2·4·4·32 terms a thread.

@@ -5,10 +5,12 @@ package gpu
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync/atomic"
 
 	"github.com/go-gl/gl/v4.3-core/gl"
 	"github.com/waiops/waiops/certify"
+	"github.com/waiops/waiops/internal/tally"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
@@ -214,19 +216,7 @@ func (p *Program) decodeOutputs(pl *whg1.Plan, inputs []*tensor.T) ([]*tensor.T,
 	g, d := p.g, p.d
 	var res []*tensor.T
 	err := p.decodePlanned(pl, inputs, true, func(_ *whg1.Plan, vals []*buffer) error {
-		for k, t := range g.Outputs {
-			n, w := pl.Shapes[t].Elems(), p.outW[k]
-			s := d.stage(&p.st.out[k], w.len(n)/4)
-			if vals[t] == s {
-				continue // its producer stored it packed
-			}
-			s.wire, s.clamp = wire{}, false
-			if err := d.pack(s, vals[t], n, w); err != nil {
-				return fmt.Errorf("output %d: %w", k, err)
-			}
-		}
-		d.settle()
-		if err := glError("reading the outputs back"); err != nil {
+		if err := p.packOutputs(pl, vals); err != nil {
 			return err
 		}
 		res = make([]*tensor.T, len(g.Outputs))
@@ -234,6 +224,7 @@ func (p *Program) decodeOutputs(pl *whg1.Plan, inputs []*tensor.T) ([]*tensor.T,
 			o := tensor.New(pl.Shapes[t])
 			w := p.outW[k]
 			unpackInto(o.Data, d.get(p.st.out[k], w.len(len(o.Data))), w)
+			tally.Widened.Add(1)
 			res[k] = o
 		}
 		return nil
@@ -242,6 +233,57 @@ func (p *Program) decodeOutputs(pl *whg1.Plan, inputs []*tensor.T) ([]*tensor.T,
 		return nil, err
 	}
 	return res, nil
+}
+
+// packOutputs packs each output into its staging buffer at its wire width
+// (one an output its producer stored there packed already has) and waits
+// until the host can read them.
+func (p *Program) packOutputs(pl *whg1.Plan, vals []*buffer) error {
+	d := p.d
+	for k, t := range p.g.Outputs {
+		n, w := pl.Shapes[t].Elems(), p.outW[k]
+		s := d.stage(&p.st.out[k], w.len(n)/4)
+		if vals[t] == s {
+			continue // its producer stored it packed
+		}
+		s.wire, s.clamp = wire{}, false
+		if err := d.pack(s, vals[t], n, w); err != nil {
+			return fmt.Errorf("output %d: %w", k, err)
+		}
+	}
+	d.settle()
+	return glError("reading the outputs back")
+}
+
+// DecodeBytesPlanned is DecodePlanned of a graph whose one output's
+// certified interval lies inside [0, 255] (a picture: wire.go's u8), its
+// values returned as they crossed from the device, one byte each, channel
+// planes in order, with its shape: no host pass through int64. Any other
+// graph gives ErrNotBytes, and decodes nothing.
+func (p *Program) DecodeBytesPlanned(r *whg1.Planned) (tensor.Shape, []byte, error) {
+	if len(p.outW) != 1 || p.outW[0] != (wire{1, true}) {
+		return tensor.Shape{}, nil, ErrNotBytes
+	}
+	pl := r.Plan()
+	if r.Graph() != p.g {
+		var err error
+		if pl, err = p.g.PlanInputs(r.Inputs(), pl.Scalars); err != nil {
+			return tensor.Shape{}, nil, err
+		}
+	}
+	s := pl.Shapes[p.g.Outputs[0]]
+	var out []byte
+	err := p.decodePlanned(pl, r.Inputs(), true, func(_ *whg1.Plan, vals []*buffer) error {
+		if err := p.packOutputs(pl, vals); err != nil {
+			return err
+		}
+		out = slices.Clone(p.d.get(p.st.out[0], s.Elems()))
+		return nil
+	})
+	if err != nil {
+		return tensor.Shape{}, nil, err
+	}
+	return s, out, nil
 }
 
 // decodePlanned is a decode planned as pl up to its outputs: the input

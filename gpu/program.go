@@ -28,8 +28,10 @@ type Program struct {
 	pool pool       // the tensors' buffers, kept between decodes
 	// inW and outW are each graph input's and output's wire width in
 	// bytes (wire.go), from the certificate; st holds their staging
-	// buffers.
-	inW, outW []wire
+	// buffers. tensorW is every tensor's: a tensor between operators is
+	// stored at it too, packed, where the device packs them
+	// (Device.packs).
+	inW, outW, tensorW []wire
 	st        stages
 	// direct maps a graph output's tensor to its index in g.Outputs where
 	// its producer stores it packed straight into its staging buffer
@@ -119,6 +121,10 @@ func (d *Device) LoadCertified(g *whg1.Graph, cert *certify.Certificate) (*Progr
 	}
 	p.direct = directOutputs(g, p.outW)
 	p.skip, p.into = folds(g)
+	p.tensorW = make([]wire, len(g.Tensors))
+	for t, iv := range tb {
+		p.tensorW[t] = wireOf(iv)
+	}
 	p.st = stages{in: make([]*buffer, len(g.Inputs)), out: make([]*buffer, len(g.Outputs))}
 	live.programs.Add(1)
 	err = d.th.call(func() error {
@@ -354,8 +360,15 @@ func (p *Program) run(pl *whg1.Plan, host [][]byte, direct bool, finish func(*wh
 				vals[t] = d.stage(&p.st.out[k], w.len(n)/4)
 				d.clearStage(vals[t], w.len(n)/4)
 				vals[t].wire = w
+			} else if n, w := pl.Shapes[t].Elems(), p.tensorW[t]; d.packs && w.bytes < 4 {
+				// Packed at its certified width: its producer ORs
+				// each element's field into a cleared word
+				// (writePackedStore), its readers extract it.
+				vals[t] = p.pool.take(d, w.len(n)/4)
+				d.clearPacked(vals[t], w.len(n)/4)
+				vals[t].wire = w
 			} else {
-				vals[t] = p.pool.take(d, pl.Shapes[t].Elems())
+				vals[t] = p.pool.take(d, n)
 			}
 			b := vals[t]
 			b.clamp, b.lo, b.hi = policy != anyI32, policy.lo, policy.hi

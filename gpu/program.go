@@ -32,7 +32,7 @@ type Program struct {
 	// stored at it too, packed, where the device packs them
 	// (Device.packs).
 	inW, outW, tensorW []wire
-	st        stages
+	st                 stages
 	// direct maps a graph output's tensor to its index in g.Outputs where
 	// its producer stores it packed straight into its staging buffer
 	// (writePackedStore), with no wire.comp pass: an output narrower than

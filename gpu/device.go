@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/go-gl/gl/v4.3-core/gl"
@@ -168,7 +169,26 @@ func (l Limits) texels() bool {
 func (d *Device) Identity() Identity {
 	id := d.ident
 	id.Limits = d.lim
+	_ = d.th.call(func() error {
+		id.Forms = forms(d.software, d.texel, d.packs)
+		return nil
+	})
 	return id
+}
+
+// forms is Identity.Forms.
+func forms(software, texel, packs bool) string {
+	f := []string{"shared"}
+	if software {
+		f[0] = "register"
+	}
+	if texel {
+		f = append(f, "texel")
+	}
+	if packs {
+		f = append(f, "packed")
+	}
+	return strings.Join(f, ",")
 }
 
 // Limits returns the limits read at Open.

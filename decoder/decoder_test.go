@@ -13,6 +13,7 @@ import (
 	"github.com/waiops/waiops/drivers"
 	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/internal/gputest"
+	"github.com/waiops/waiops/internal/tally"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
 )
@@ -252,7 +253,8 @@ func TestClose(t *testing.T) {
 }
 
 // TestFabricsAgree: the demo decodes to the same bytes on the GL fabric as
-// on the CPU (exact integers, §4); under Auto on a software rasteriser the
+// on the CPU (exact integers, §4), the GL fabric's crossing as bytes
+// (tally.Widened); under Auto on a software rasteriser the
 // decoder stays on the CPU and says why. Without a GL context it skips
 // (gputest.Need).
 func TestFabricsAgree(t *testing.T) {
@@ -269,6 +271,7 @@ func TestFabricsAgree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		before := tally.Take()
 		f, err := s.Decode(payload)
 		if err != nil {
 			t.Fatal(err)
@@ -276,6 +279,10 @@ func TestFabricsAgree(t *testing.T) {
 		frames = append(frames, f.RGB())
 		if d == g && s.Fabric() != "gpu" {
 			t.Errorf("under GPU the set ran on %s", s.Fabric())
+		}
+		// On the GL fabric the picture crosses as bytes, never int64.
+		if n := before.Since().Widened; n != 0 {
+			t.Errorf("on %s the decode widened %d outputs to int64", s.Fabric(), n)
 		}
 	}
 	if !bytes.Equal(frames[0], frames[1]) {

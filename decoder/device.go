@@ -1,7 +1,11 @@
 package decoder
 
 import (
+	"errors"
+
+	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/gpu"
+	"github.com/waiops/waiops/plan"
 	"github.com/waiops/waiops/whg1"
 )
 
@@ -22,4 +26,22 @@ func (s *Synth) DecodeOnDevice(payload []byte) (*Frame, error) {
 		return nil, err
 	}
 	return &Frame{w: f.W, h: f.H, dev: f}, nil
+}
+
+// bytesFrame decodes r on g's GL fabric to a host frame whose values cross
+// from the device one byte each (plan.Graph.DecodeBytes), never widened
+// to int64 on the host.
+func bytesFrame(g *plan.Graph, r *whg1.Planned) (*Frame, error) {
+	s, planes, err := g.DecodeBytes(r)
+	if err != nil {
+		return nil, err
+	}
+	return frameOfBytes(s, planes)
+}
+
+// fallBack reports whether a bytes decode declined (the graph is not on
+// the GL device, or its output is not a tensor of bytes), having decoded
+// nothing: the caller decodes through the graph's int64 outputs instead.
+func fallBack(err error) bool {
+	return errors.Is(err, fabric.ErrNotOnDevice) || errors.Is(err, gpu.ErrNotBytes)
 }

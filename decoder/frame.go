@@ -35,10 +35,10 @@ var _ image.Image = (*Frame)(nil)
 // a byte.
 func frameOf(t *tensor.T) (*Frame, error) {
 	s := t.Shape
-	if s.C != 3 {
-		return nil, refusal.New(refusal.ModelMismatch, "the output has %d channels, not 3", s.C)
+	f, err := newFrame(s)
+	if err != nil {
+		return nil, err
 	}
-	f := &Frame{w: s.W, h: s.H, rgb: make([]byte, 3*s.H*s.W)}
 	for c := range 3 {
 		for i, v := range t.Data[c*s.H*s.W : (c+1)*s.H*s.W] {
 			if v < 0 || v > 255 {
@@ -48,6 +48,31 @@ func frameOf(t *tensor.T) (*Frame, error) {
 		}
 	}
 	return f, nil
+}
+
+// frameOfBytes lays a [3, H, W] output that crossed from the GL device
+// one byte a value (plan.Graph.DecodeBytes: its certified interval lies
+// inside [0, 255]) out as a frame, with no pass through int64.
+func frameOfBytes(s tensor.Shape, planes []byte) (*Frame, error) {
+	f, err := newFrame(s)
+	if err != nil {
+		return nil, err
+	}
+	n := s.H * s.W
+	for c := range 3 {
+		for i, v := range planes[c*n : (c+1)*n] {
+			f.rgb[3*i+c] = v
+		}
+	}
+	return f, nil
+}
+
+// newFrame is a host frame of a [3, H, W] output's size.
+func newFrame(s tensor.Shape) (*Frame, error) {
+	if s.C != 3 {
+		return nil, refusal.New(refusal.ModelMismatch, "the output has %d channels, not 3", s.C)
+	}
+	return &Frame{w: s.W, h: s.H, rgb: make([]byte, 3*s.H*s.W)}, nil
 }
 
 // Width and Height are the frame's size in pixels.

@@ -56,11 +56,23 @@ func (m *Imported) Decode(latent *Tensor) (*Tensor, error) {
 // graph's first output must have 3 channels of 8-bit samples, which
 // `waiops import` writes for a 3-channel output.
 func (m *Imported) DecodeImage(latent *Tensor) (*Frame, error) {
-	t, err := m.Decode(latent)
+	if err := m.g.h.live(); err != nil {
+		return nil, err
+	}
+	r, err := m.g.g.Model.PlanData([]*tensor.T{latent}, nil)
 	if err != nil {
 		return nil, err
 	}
-	return frameOf(t)
+	if m.g.Fabric() == fabric.GPU {
+		if f, err := bytesFrame(m.g.g, r); !fallBack(err) {
+			return f, err
+		}
+	}
+	out, err := m.g.g.DecodePlanned(r)
+	if err != nil {
+		return nil, err
+	}
+	return frameOf(out[0])
 }
 
 // Close lets go of the graph, as Synth.Close does.

@@ -12,6 +12,7 @@ import (
 	"github.com/waiops/waiops/fabric"
 	"github.com/waiops/waiops/importer"
 	"github.com/waiops/waiops/internal/gputest"
+	"github.com/waiops/waiops/internal/tally"
 	"github.com/waiops/waiops/tensor"
 )
 
@@ -84,7 +85,8 @@ func TestImported(t *testing.T) {
 }
 
 // TestImportedFabricsAgree: the imported example (acc32) decodes to the
-// same picture on the GL fabric as on the CPU, at i8 and i16.
+// same picture on the GL fabric as on the CPU, at i8 and i16, the GL
+// fabric's crossing as bytes (tally.Widened).
 func TestImportedFabricsAgree(t *testing.T) {
 	gputest.Device(t)
 	for _, acts := range []int{8, 16} {
@@ -95,9 +97,13 @@ func TestImportedFabricsAgree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			before := tally.Take()
 			img, err := m.DecodeImage(lt)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if n := before.Since().Widened; n != 0 {
+				t.Errorf("i%d on %s: %d outputs widened to int64", acts, f, n)
 			}
 			if m.Fabric() != f {
 				t.Fatalf("under %s the graph ran on %s", f, m.Fabric())

@@ -48,6 +48,17 @@ func (s *Synth) Decode(payload []byte) (*Frame, error) {
 	if err := s.h.live(); err != nil {
 		return nil, err
 	}
+	if s.Fabric() == fabric.GPU {
+		var f *Frame
+		err := s.s.DecodeWith(payload, func(r *whg1.Planned) error {
+			var err error
+			f, err = bytesFrame(s.graph(), r)
+			return err
+		})
+		if !fallBack(err) {
+			return f, err
+		}
+	}
 	t, err := s.s.Decode(payload)
 	if err != nil {
 		return nil, err

@@ -23,6 +23,12 @@ const (
 	// software rasteriser, where registers are vectors in the CPU's
 	// caches and every read saved is worth more than a register.
 	convDirectAcc = 64
+	// convDirectUnroll caps the products of one input channel's taps on
+	// that path (kh·kw·npb·ocb·px), so that the compiler unrolls its
+	// loops and keeps the sums in registers: past it llvmpipe left them
+	// rolled, and conv 3×3 64→64 at 128² ran 4× slower with 576 than
+	// with 288 (BenchmarkConv3x3_64x64_128).
+	convDirectUnroll = 320
 )
 
 // convLayout is how conv.comp reads a conv's or a conv_transpose's weights
@@ -163,7 +169,7 @@ func init() {
 func convDirect(l convLayout, ho, wo, sw int) (tx, ty, px int) {
 	best := -1
 	for _, p := range []int{8, 4, 2, 1} {
-		if l.npb*l.ocb*p > convDirectAcc && p > 1 {
+		if p > 1 && (l.npb*l.ocb*p > convDirectAcc || l.kh*l.kw*l.npb*l.ocb*p > convDirectUnroll) {
 			continue
 		}
 		for _, t := range [][2]int{{8, 8}, {16, 4}, {32, 2}, {8, 4}, {8, 2}, {8, 1}} {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/go-gl/gl/v4.3-core/gl"
@@ -37,6 +38,13 @@ type Device struct {
 	// software is Identity.Software, read once: the kernels that stage
 	// tiles in shared memory take their register-only forms there.
 	software bool
+	// packs is whether a tensor between operators is stored packed at
+	// its certified width (u8, i8, u16 or i16 in a uint word: 4 or 2×
+	// fewer bytes through memory), its producer storing each element
+	// with an atomic OR into a cleared word. Not on a software
+	// rasteriser, where an atomic is a loop over the SIMD lanes and
+	// memory is the CPU's. GL thread only.
+	packs bool
 	// texel is whether kernels read their inputs and parameters through
 	// buffer textures (texelFetch) rather than storage blocks: where a
 	// texture holds a whole binding and the units hold every input
@@ -99,6 +107,7 @@ func (d *Device) initGL() error {
 	}
 	ctx.identify(&d.ident)
 	d.software = d.ident.Software()
+	d.packs = !d.software
 	d.reset.initReset(d.ident.Version)
 	d.mapStaging = AtLeast(d.ident.Version, 4, 4) || slices.Contains(glExtensions(), "GL_ARB_buffer_storage")
 	d.ident.Robustness = d.reset.strategy
@@ -132,7 +141,7 @@ func (d *Device) readLimits() error {
 	}
 	l.ChunksPerTensor = maxTensorElems >> l.ChunkShift
 	d.lim = l
-	d.texel = int64(l.MaxTexelBuffer) >= 1<<l.ChunkShift && l.MaxTextureUnits >= int32(tensorSlots*l.ChunksPerTensor)
+	d.texel = l.texels()
 	need := int32(tensorSlots*l.ChunksPerTensor + 1)
 	switch {
 	case l.ChunkShift < 20:
@@ -149,11 +158,37 @@ func (d *Device) readLimits() error {
 	return nil
 }
 
+// texels reports whether a buffer texture holds a whole binding and the
+// texture units hold every input binding of a kernel, so that kernels can
+// read through texels (Device.texel).
+func (l Limits) texels() bool {
+	return int64(l.MaxTexelBuffer) >= 1<<l.ChunkShift && l.MaxTextureUnits >= int32(tensorSlots*l.ChunksPerTensor)
+}
+
 // Identity names the GL implementation and the limits it runs under.
 func (d *Device) Identity() Identity {
 	id := d.ident
 	id.Limits = d.lim
+	_ = d.th.call(func() error {
+		id.Forms = forms(d.software, d.texel, d.packs)
+		return nil
+	})
 	return id
+}
+
+// forms is Identity.Forms.
+func forms(software, texel, packs bool) string {
+	f := []string{"shared"}
+	if software {
+		f[0] = "register"
+	}
+	if texel {
+		f = append(f, "texel")
+	}
+	if packs {
+		f = append(f, "packed")
+	}
+	return strings.Join(f, ",")
 }
 
 // Limits returns the limits read at Open.

@@ -16,6 +16,11 @@ func (*Program) DecodeFrame([]*tensor.T, []int64) (*Frame, error) { return nil, 
 // DecodeFramePlanned reports that this build has no GPU.
 func (*Program) DecodeFramePlanned(*whg1.Planned) (*Frame, error) { return nil, errNoGPU }
 
+// DecodeBytesPlanned reports that this build has no GPU.
+func (*Program) DecodeBytesPlanned(*whg1.Planned) (tensor.Shape, []byte, error) {
+	return tensor.Shape{}, nil, errNoGPU
+}
+
 // RGB reports that this build has no GPU.
 func (*Frame) RGB() ([]byte, error) { return nil, errNoGPU }
 

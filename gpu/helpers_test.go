@@ -130,32 +130,23 @@ func feed(r *rand.Rand, ins []in) []*tensor.T {
 }
 
 // forEachForm runs f under each form of the kernels a device may take:
-// the register forms and texel reads of a software rasteriser (what
-// llvmpipe picks), and the shared-tile forms a hardware GPU takes, with
-// texel reads and with storage reads. CI's only GL is llvmpipe, so this is
-// how the hardware forms are proven there too.
+// the register forms, texel reads and unpacked tensors of a software
+// rasteriser (what llvmpipe picks), and the shared-tile forms and packed
+// tensors a hardware GPU takes, with texel reads and with storage reads.
+// CI's only GL is llvmpipe, so this is how the hardware forms are proven
+// there too.
 func forEachForm(t *testing.T, f func(t *testing.T)) {
 	d := openDevice(t)
 	forms := []struct {
 		name            string
 		software, texel bool
 	}{{"software", true, true}, {"hardware", false, true}, {"hardware-storage", false, false}}
-	var was [2]bool
-	if err := d.th.call(func() error { was = [2]bool{d.software, d.texel}; return nil }); err != nil {
-		t.Fatal(err)
-	}
 	for _, fm := range forms {
-		if fm.texel && !was[1] {
+		if fm.texel && !d.Limits().texels() {
 			continue // the device has no texel reads to force
 		}
 		t.Run(fm.name, func(t *testing.T) {
-			set := func(software, texel bool) {
-				if err := d.th.call(func() error { d.software, d.texel = software, texel; return nil }); err != nil {
-					t.Fatal(err)
-				}
-			}
-			set(fm.software, fm.texel)
-			defer set(was[0], was[1])
+			defer SetForms(d, fm.software, fm.texel, !fm.software)()
 			f(t)
 		})
 	}

@@ -39,7 +39,13 @@ type Identity struct {
 	// "lose_context_on_reset" when a GPU reset is reported (and then
 	// answered as ErrLost), "none" when the driver gave no robust context.
 	Robustness string
-	Limits     Limits
+	// Forms are the kernel forms the device takes, comma-separated:
+	// "register" (a software rasteriser's register-tiled kernels) or
+	// "shared" (shared-memory tiles), then "texel" where kernels read
+	// through buffer textures, "packed" where tensors between operators
+	// are stored at their certified width.
+	Forms  string
+	Limits Limits
 }
 
 // Map is the identity as a conformance report's fabric object: "fabric"
@@ -58,6 +64,9 @@ func (id Identity) Map() map[string]string {
 	}
 	if id.EGLDisplay != "" {
 		m["egl_display"] = id.EGLDisplay
+	}
+	if id.Forms != "" {
+		m["kernel_forms"] = id.Forms
 	}
 	l := id.Limits
 	for k, v := range map[string]int64{

@@ -21,7 +21,7 @@ const (
 	// The register tile of the DIRECT form (a software rasteriser):
 	// positions and output channels a thread sums.
 	igdnDirectPX = 8
-	igdnDirectRB = 8
+	igdnDirectRB = 4
 )
 
 // igdnTile picks igdn.comp's tile for c channels within shared bytes of

@@ -52,6 +52,13 @@ func opVariants() []opVariant {
 		defs = append(append(append(defs, phase...), rqFloor...), "RQ32 1")
 		return opVariant{name: name, shader: "conv", defs: defs, slots: convSlots, products: 2 * kh * kw * npb * px * ocb, per: "MAC"}
 	}
+	// The software rasteriser's forms (Identity.Software): untiled conv
+	// and igdn's DIRECT, reading through texels as llvmpipe does.
+	texels := []slot{{name: "in0", chunks: 1, texel: true}, {name: "out", chunks: 1}, {name: "prm", chunks: 1, texel: true}}
+	direct := opVariant{name: "conv 3×3 untiled (software), 4 positions × 8 channels a thread", shader: "conv", slots: texels, products: 3 * 3 * 4 * 8, per: "MAC",
+		defs: append(append([]string{"TX 8", "TY 8", "PX 4", "OCB 8", "CIB 1", "KH 3", "KW 3", "SH 1", "SW 1", "NPB 1", "TILED 0", "PHASE 0"}, rqFloor...), "RQ32 1")}
+	igdnDirect := opVariant{name: "igdn TERM 1 DIRECT (software), 4 rows × 8 positions a thread", shader: "igdn", slots: texels, products: 4 * 8, per: "term",
+		defs: []string{"GF 8u", "TERM 1", "TILED 0", "DIRECT 1", "PX 8", "RB 4"}}
 	igdn := func(term string) opVariant {
 		// C 32 in chunks of 16 rows, 4 positions a thread, 4 threads
 		// sharing a chunk's rows: 2·4·4·32 terms a thread.
@@ -69,7 +76,8 @@ func opVariants() []opVariant {
 		conv("conv 3×3, tile 32×8, 8 channels", 8, 8, 4, 8, 3, 3, 1, 1, []string{"PHASE 0"}),
 		conv("conv 5×5 stride 2, tile 32×8, 8 channels", 8, 8, 4, 8, 5, 5, 2, 1, []string{"PHASE 0"}),
 		conv("conv_transpose 4×4 s2, four phases a group", 8, 8, 4, 2, 2, 2, 1, 4, phase(2, 4)),
-		igdn("TERM 1"), igdn("TERM 2"), igdn("TERM 0"),
+		direct,
+		igdn("TERM 1"), igdn("TERM 2"), igdn("TERM 0"), igdnDirect,
 		rescale("RQ32 1"), rescale("RQ32 0"),
 	}
 }
@@ -233,7 +241,7 @@ func countRegion(asm string) spirvCount {
 		case cur == nil:
 		case op == "OpLoopMerge":
 			cur.loopMerge, cur.merge = true, f[1]
-		case op == "OpLoad":
+		case op == "OpLoad" || op == "OpImageFetch":
 			cur.loads++
 		case intOps[op]:
 			cur.ops++

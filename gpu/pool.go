@@ -16,7 +16,7 @@ type pool struct {
 }
 
 // take returns a buffer of n elements, made only when none is free. Its
-// policy is cleared (the caller sets its tensor's).
+// policy and width are cleared (the caller sets its tensor's).
 func (p *pool) take(d *Device, n int) *buffer {
 	if p.free == nil {
 		p.free, p.taken = map[int][]*buffer{}, map[*buffer]bool{}
@@ -28,7 +28,7 @@ func (p *pool) take(d *Device, n int) *buffer {
 		b = d.newBuffer(n)
 		p.held = append(p.held, b)
 	}
-	b.clamp = false
+	b.clamp, b.wire = false, wire{}
 	p.taken[b] = true
 	return b
 }

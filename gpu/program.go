@@ -5,10 +5,12 @@ package gpu
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync/atomic"
 
 	"github.com/go-gl/gl/v4.3-core/gl"
 	"github.com/waiops/waiops/certify"
+	"github.com/waiops/waiops/internal/tally"
 	"github.com/waiops/waiops/refusal"
 	"github.com/waiops/waiops/tensor"
 	"github.com/waiops/waiops/whg1"
@@ -26,14 +28,20 @@ type Program struct {
 	pool pool       // the tensors' buffers, kept between decodes
 	// inW and outW are each graph input's and output's wire width in
 	// bytes (wire.go), from the certificate; st holds their staging
-	// buffers.
-	inW, outW []wire
-	st        stages
+	// buffers. tensorW is every tensor's: a tensor between operators is
+	// stored at it too, packed, where the device packs them
+	// (Device.packs).
+	inW, outW, tensorW []wire
+	st                 stages
 	// direct maps a graph output's tensor to its index in g.Outputs where
 	// its producer stores it packed straight into its staging buffer
 	// (writePackedStore), with no wire.comp pass: an output narrower than
 	// i32, produced by an operator, read by none, and listed once.
 	direct map[uint32]int
+	// skip marks the relu and clamp operators folded into their input's
+	// producer, and into maps each such input to its operator (folds).
+	skip   []bool
+	into   map[uint32]int
 	closed bool // set by Close, on the GL thread
 	// held is the device memory the program holds (its parameters and
 	// its pool), in bytes, as of its last load or decode.
@@ -112,6 +120,11 @@ func (d *Device) LoadCertified(g *whg1.Graph, cert *certify.Certificate) (*Progr
 		p.outW = append(p.outW, wireOf(tb[t]))
 	}
 	p.direct = directOutputs(g, p.outW)
+	p.skip, p.into = folds(g)
+	p.tensorW = make([]wire, len(g.Tensors))
+	for t, iv := range tb {
+		p.tensorW[t] = wireOf(iv)
+	}
 	p.st = stages{in: make([]*buffer, len(g.Inputs)), out: make([]*buffer, len(g.Outputs))}
 	live.programs.Add(1)
 	err = d.th.call(func() error {
@@ -209,19 +222,7 @@ func (p *Program) decodeOutputs(pl *whg1.Plan, inputs []*tensor.T) ([]*tensor.T,
 	g, d := p.g, p.d
 	var res []*tensor.T
 	err := p.decodePlanned(pl, inputs, true, func(_ *whg1.Plan, vals []*buffer) error {
-		for k, t := range g.Outputs {
-			n, w := pl.Shapes[t].Elems(), p.outW[k]
-			s := d.stage(&p.st.out[k], w.len(n)/4)
-			if vals[t] == s {
-				continue // its producer stored it packed
-			}
-			s.wire, s.clamp = wire{}, false
-			if err := d.pack(s, vals[t], n, w); err != nil {
-				return fmt.Errorf("output %d: %w", k, err)
-			}
-		}
-		d.settle()
-		if err := glError("reading the outputs back"); err != nil {
+		if err := p.packOutputs(pl, vals); err != nil {
 			return err
 		}
 		res = make([]*tensor.T, len(g.Outputs))
@@ -229,6 +230,7 @@ func (p *Program) decodeOutputs(pl *whg1.Plan, inputs []*tensor.T) ([]*tensor.T,
 			o := tensor.New(pl.Shapes[t])
 			w := p.outW[k]
 			unpackInto(o.Data, d.get(p.st.out[k], w.len(len(o.Data))), w)
+			tally.Widened.Add(1)
 			res[k] = o
 		}
 		return nil
@@ -237,6 +239,57 @@ func (p *Program) decodeOutputs(pl *whg1.Plan, inputs []*tensor.T) ([]*tensor.T,
 		return nil, err
 	}
 	return res, nil
+}
+
+// packOutputs packs each output into its staging buffer at its wire width
+// (one an output its producer stored there packed already has) and waits
+// until the host can read them.
+func (p *Program) packOutputs(pl *whg1.Plan, vals []*buffer) error {
+	d := p.d
+	for k, t := range p.g.Outputs {
+		n, w := pl.Shapes[t].Elems(), p.outW[k]
+		s := d.stage(&p.st.out[k], w.len(n)/4)
+		if vals[t] == s {
+			continue // its producer stored it packed
+		}
+		s.wire, s.clamp = wire{}, false
+		if err := d.pack(s, vals[t], n, w); err != nil {
+			return fmt.Errorf("output %d: %w", k, err)
+		}
+	}
+	d.settle()
+	return glError("reading the outputs back")
+}
+
+// DecodeBytesPlanned is DecodePlanned of a graph whose one output's
+// certified interval lies inside [0, 255] (a picture: wire.go's u8), its
+// values returned as they crossed from the device, one byte each, channel
+// planes in order, with its shape: no host pass through int64. Any other
+// graph gives ErrNotBytes, and decodes nothing.
+func (p *Program) DecodeBytesPlanned(r *whg1.Planned) (tensor.Shape, []byte, error) {
+	if len(p.outW) != 1 || p.outW[0] != (wire{1, true}) {
+		return tensor.Shape{}, nil, ErrNotBytes
+	}
+	pl := r.Plan()
+	if r.Graph() != p.g {
+		var err error
+		if pl, err = p.g.PlanInputs(r.Inputs(), pl.Scalars); err != nil {
+			return tensor.Shape{}, nil, err
+		}
+	}
+	s := pl.Shapes[p.g.Outputs[0]]
+	var out []byte
+	err := p.decodePlanned(pl, r.Inputs(), true, func(_ *whg1.Plan, vals []*buffer) error {
+		if err := p.packOutputs(pl, vals); err != nil {
+			return err
+		}
+		out = slices.Clone(p.d.get(p.st.out[0], s.Elems()))
+		return nil
+	})
+	if err != nil {
+		return tensor.Shape{}, nil, err
+	}
+	return s, out, nil
 }
 
 // decodePlanned is a decode planned as pl up to its outputs: the input
@@ -287,6 +340,11 @@ func (p *Program) run(pl *whg1.Plan, host [][]byte, direct bool, finish func(*wh
 		vals[in.Tensor] = s
 	}
 	for i := range g.Ops {
+		if p.skip[i] {
+			// Its input's producer stored its output (folds).
+			p.dropAfter(i, vals)
+			continue
+		}
 		op := &g.Ops[i]
 		c := &opCall{pl: pl, prm: p.prm[i]}
 		for _, t := range op.In {
@@ -294,30 +352,47 @@ func (p *Program) run(pl *whg1.Plan, host [][]byte, direct bool, finish func(*wh
 			c.inS = append(c.inS, pl.Shapes[t])
 		}
 		for _, t := range op.Out {
+			// An output that folded operators read is stored, through
+			// their clamps, in the last one's buffer (folds).
+			t, policy := p.folded(t)
 			if k, ok := p.direct[t]; ok && direct {
 				n, w := pl.Shapes[t].Elems(), p.outW[k]
 				vals[t] = d.stage(&p.st.out[k], w.len(n)/4)
 				d.clearStage(vals[t], w.len(n)/4)
-				vals[t].wire, vals[t].clamp = w, false
+				vals[t].wire = w
+			} else if n, w := pl.Shapes[t].Elems(), p.tensorW[t]; d.packs && w.bytes < 4 {
+				// Packed at its certified width: its producer ORs
+				// each element's field into a cleared word
+				// (writePackedStore), its readers extract it.
+				vals[t] = p.pool.take(d, w.len(n)/4)
+				d.clearPacked(vals[t], w.len(n)/4)
+				vals[t].wire = w
 			} else {
-				vals[t] = p.pool.take(d, pl.Shapes[t].Elems())
+				vals[t] = p.pool.take(d, n)
 			}
-			setPolicy(vals[t], g.Tensors[t])
-			c.out = append(c.out, vals[t])
+			b := vals[t]
+			b.clamp, b.lo, b.hi = policy != anyI32, policy.lo, policy.hi
+			c.out = append(c.out, b)
 			c.outS = append(c.outS, pl.Shapes[t])
 		}
 		if err := p.ops[i].run(d, c); err != nil {
 			return fmt.Errorf("op %d (%s): %w", i, op.Code, err)
 		}
-		for _, t := range p.drop[i] {
-			p.pool.put(vals[t])
-			vals[t] = nil
-		}
+		p.dropAfter(i, vals)
 	}
 	if err := glError("a decode"); err != nil {
 		return err
 	}
 	return finish(pl, vals)
+}
+
+// dropAfter gives back the buffers of the tensors whose last reader is
+// operator i (a tensor only a folded operator read has none).
+func (p *Program) dropAfter(i int, vals []*buffer) {
+	for _, t := range p.drop[i] {
+		p.pool.put(vals[t])
+		vals[t] = nil
+	}
 }
 
 // directOutputs is Program.direct for graph g with output widths outW.
@@ -344,17 +419,6 @@ func directOutputs(g *whg1.Graph, outW []wire) map[uint32]int {
 		}
 	}
 	return direct
-}
-
-// setPolicy gives an operator output's buffer its tensor's policy (§3),
-// which the producer's stores apply (shader.go's out_st). Under acc32 only
-// graph inputs are check (§7.2 condition 2), so an output is derived or
-// clamp; certify.Load has refused any other.
-func setPolicy(b *buffer, rec whg1.Tensor) {
-	if rec.Policy == whg1.Clamp {
-		b.clamp = true
-		b.lo, b.hi = clampBounds(rec.Lo, rec.Hi)
-	}
 }
 
 // clampBounds narrows clamp bounds (i64 in the model; §5.5 uses ±2^63 for

@@ -153,6 +153,18 @@ func (d *Device) clearStage(s *buffer, words int) {
 	}
 }
 
+// clearPacked zeroes the first words words of a pooled buffer taken for a
+// packed tensor, before its producer ORs the tensor's fields into them. A
+// buffer that a dispatch since the last barrier read or wrote waits
+// behind one first, so that the clear cannot overtake that access.
+func (d *Device) clearPacked(b *buffer, words int) {
+	if b.read == d.epoch || b.wrote == d.epoch {
+		gl.MemoryBarrier(gl.SHADER_STORAGE_BARRIER_BIT | gl.TEXTURE_FETCH_BARRIER_BIT | gl.BUFFER_UPDATE_BARRIER_BIT)
+		d.epoch++
+	}
+	d.clearStage(b, words)
+}
+
 // wireBits is wire.comp's B for width w.
 func wireBits(w wire) string {
 	if w.bytes == 1 {

@@ -10,10 +10,10 @@ import (
 	"github.com/waiops/waiops/whg1"
 )
 
-// TestDecodeSplit: a split decode of add (§5.5) then relu gives the plain
-// decode's outputs and counts each GL call of the decode: two inputs of
+// TestDecodeSplit: a split decode of add (§5.5) then abs (a relu would
+// fold into the add: folds) gives the plain decode's outputs and counts each GL call of the decode: two inputs of
 // 2×3×5 uploaded at i16 (2 × 60 bytes) and read so by the add, the add's
-// and the relu's outputs taken from the pool, one add, one relu and one
+// and the abs's outputs taken from the pool, one add, one abs and one
 // wire.comp dispatch (the output packed), one 60-byte readback; and the
 // next plain decode records nothing.
 func TestDecodeSplit(t *testing.T) {
@@ -21,7 +21,7 @@ func TestDecodeSplit(t *testing.T) {
 	ins := []in{{2, -1000, 1000, 3, 5}, {2, -1000, 1000, 3, 5}}
 	g := oneOp(whg1.OpAdd, nil, ins, 2)
 	g.Tensors = append(g.Tensors, whg1.Tensor{Channels: 2, Exponent: whg1.NoExponent})
-	g.Ops = append(g.Ops, whg1.Op{Code: whg1.OpRelu, In: []uint32{2}, Out: []uint32{3}})
+	g.Ops = append(g.Ops, whg1.Op{Code: whg1.OpAbs, In: []uint32{2}, Out: []uint32{3}})
 	g.Outputs = []uint32{3}
 	p, err := d.Load(whg1.Encode(g))
 	if err != nil {
@@ -43,13 +43,13 @@ func TestDecodeSplit(t *testing.T) {
 	// The plain decode before made the buffers: the split one takes them
 	// from the program's pool and allocates none.
 	// Each input's [-1000, 1000] and the output's [0, 2000] cross as i16
-	// and u16: 30 elements in 60 bytes, the output packed by relu's store
+	// and u16: 30 elements in 60 bytes, the output packed by abs's store
 	// (no wire.comp dispatch).
 	if s.Uploads != 2 || s.UploadBytes != 120 || s.Allocs != 0 || s.Dispatches != 2 ||
 		s.Readbacks != 1 || s.ReadbackBytes != 60 || s.IOElems != 90 {
 		t.Fatalf("split counts %+v", s)
 	}
-	if len(s.Shaders) != 2 || s.Shaders[0].Shader != "add" || s.Shaders[1].Shader != "relu" ||
+	if len(s.Shaders) != 2 || s.Shaders[0].Shader != "add" || s.Shaders[1].Shader != "abs" ||
 		s.Shaders[0].Dispatches != 1 || s.Shaders[1].Dispatches != 1 {
 		t.Fatalf("split shaders %+v", s.Shaders)
 	}

@@ -2,11 +2,17 @@ package gpu
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/waiops/waiops/certify"
 	"github.com/waiops/waiops/refusal"
 )
+
+// ErrNotBytes is Program.DecodeBytesPlanned's answer for a graph that has
+// not one output, or whose output's certified interval is not inside
+// [0, 255].
+var ErrNotBytes = errors.New("gpu: the graph's output is not one tensor of bytes")
 
 // A graph input or output crosses between host and device at its
 // certified width: the narrowest of u8, i8, u16, i16 and i32 that holds

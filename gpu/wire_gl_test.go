@@ -253,3 +253,32 @@ func TestPackedStoreSource(t *testing.T) {
 		}
 	}
 }
+
+// TestPooledWidth: a buffer the pool gave to a packed tensor and took back
+// goes to the next tensor of its size with no width: A = abs(x) packs 8
+// u8 values into 2 words, and once A's readers have run, B = abs(y), 2
+// values past i16, takes those 2 words as plain ints.
+func TestPooledWidth(t *testing.T) { forEachForm(t, testPooledWidth) }
+
+func testPooledWidth(t *testing.T) {
+	d := openDevice(t)
+	clampT := func(c uint32, lo, hi int64) whg1.Tensor {
+		return whg1.Tensor{Channels: c, Exponent: whg1.NoExponent, Policy: whg1.Clamp, Lo: lo, Hi: hi}
+	}
+	der := whg1.Tensor{Channels: 1, Exponent: whg1.NoExponent}
+	g := &whg1.Graph{
+		// x, y, A, out0, B, out1
+		Tensors: []whg1.Tensor{clampT(1, -128, 127), clampT(1, -1000000, 1000000), der, der, der, der},
+		Inputs:  []whg1.Input{{Tensor: 0, MaxH: 1, MaxW: 8}, {Tensor: 1, MaxH: 1, MaxW: 2}},
+		Ops: []whg1.Op{
+			{Code: whg1.OpAbs, In: []uint32{0}, Out: []uint32{2}},
+			{Code: whg1.OpAbs, In: []uint32{2}, Out: []uint32{3}},
+			{Code: whg1.OpAbs, In: []uint32{1}, Out: []uint32{4}},
+			{Code: whg1.OpAbs, In: []uint32{4}, Out: []uint32{5}},
+		},
+		Outputs: []uint32{3, 5},
+	}
+	x := &tensor.T{Shape: tensor.Shape{C: 1, H: 1, W: 8}, Data: []int64{-128, 127, 5, -5, 0, 1, 2, 3}}
+	y := &tensor.T{Shape: tensor.Shape{C: 1, H: 1, W: 2}, Data: []int64{-1000000, 999999}}
+	same(t, d, "pooled width", g, []*tensor.T{x, y}, nil)
+}

@@ -5,13 +5,15 @@
 // "Dot-product instructions").
 //
 // There is one Go signature per kernel (Mac16, Mac8: one weight row;
-// Tile16, Tile8: TileRows rows at once, tile.go) and one implementation
+// Tile16, Tile8: TileRows rows at once; Tile16RQ, Tile8RQ: the same with
+// the rq, clamp and narrowing to i8 or u8 in the store; Tile16S32,
+// Tile8S32: the exact one-chunk sums stored as int32; tile.go) and one implementation
 // per instruction set: pure Go (mac16_generic.go, mac8_generic.go) and, on
 // amd64, AVX2 vpmaddwd + vpaddd on ymm, AVX-512BW vpmaddwd + vpaddd on
 // zmm, AVX-512 VNNI vpdpwssd on zmm and, for Mac8 and Tile8, vpdpbusd.
 // Mac16 and Mac8 are hand-written (mac16_amd64.s, avx512_amd64.s); the
-// tile kernels and the peak loops are generated with avo by _gen
-// (kern_amd64.s). A dispatcher picks the widest implementation
+// tile kernels, the peak loops and the byte movers Quad8 and Spread8
+// (narrow.go) are generated with avo by _gen (kern_amd64.s). A dispatcher picks the widest implementation
 // golang.org/x/sys/cpu reports once, at package init; the purego build tag
 // forces the pure-Go kernels.
 //

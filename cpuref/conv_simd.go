@@ -574,10 +574,15 @@ func (k *convKernel) fusedTiles(B uint64, post *rowPost, unsigned bool) []*dot.T
 func simdPacked[E int16 | uint8](f *laneForm[E], pk *packed[E], jobs []simdJob, y0, y1 int) error {
 	cout, sh := int(jobs[0].k.p.Cout), int(jobs[0].k.p.SH)
 	ns := make([]int, len(jobs))
-	work := 0
+	work, nmax := 0, 0
 	for j, jb := range jobs {
 		ns[j] = (jb.wo + dot.Block - 1) / dot.Block * dot.Block
 		work += jb.lw.ntap * f.per * ns[j]
+		nmax = max(nmax, ns[j])
+	}
+	step := simdCols
+	if jobs[0].k.og == 1 {
+		step = nmax // jobRow's calls take whole rows
 	}
 	// Each row goes in blocks of simdCols columns, each block through every
 	// output channel before the next, so the block's input stays in cache.
@@ -591,9 +596,17 @@ func simdPacked[E int16 | uint8](f *laneForm[E], pk *packed[E], jobs []simdJob, 
 		}
 		for oy := r0; oy < r1; oy++ {
 			xs := pk.data[oy*sh*pk.rowLen:]
-			for j, jb := range jobs {
-				if err := jobRow(&jb, f, accs[j], bytes[j], xs, ns[j], o0, o1, oy); err != nil {
-					return err
+			// A block of columns goes through every job before the next
+			// block: the phases of a conv_transpose read the same input
+			// columns, which then stay in L1 (bmshj2018's last layer,
+			// 128 → 3 channels, is bound by its input reads).
+			for c0 := 0; c0 < nmax; c0 += step {
+				for j, jb := range jobs {
+					if c0 < ns[j] {
+						if err := jobRow(&jb, f, accs[j], bytes[j], xs, ns[j], o0, o1, oy, c0, min(ns[j], c0+step)); err != nil {
+							return err
+						}
+					}
 				}
 			}
 			for o := o0; o < o1; o++ {
@@ -655,26 +668,26 @@ func unfused[E int16 | uint8](jb *simdJob, f *laneForm[E], xs []E, n, o, oy int)
 // where the unfused path finds none.
 var errorFused = errors.New("cpuref: a fused tile's epilogue disagrees with the unfused one")
 
-// jobRow computes output row oy of channels [o0, o1) of job jb into acc,
-// n columns a channel, from xs, the packed input at the row's first padded
-// row; the rows of fused tiles go into jb.fused's bytes instead, or into
-// b8 at n bytes a channel when it stores them through put8 (acc's rows
-// of those channels are then scratch). acc has TileRows − 1 rows of
-// scratch past o1's for a short last tile.
-func jobRow[E int16 | uint8](jb *simdJob, f *laneForm[E], acc []int64, b8 []int8, xs []E, n, o0, o1, oy int) error {
+// jobRow computes columns [b0, b1) (multiples of dot.Block) of output row
+// oy of channels [o0, o1) of job jb into acc, n columns a channel, from
+// xs, the packed input at the row's first padded row; the rows of fused
+// tiles go into jb.fused's bytes instead, or into b8 at n bytes a channel
+// when it stores them through put8 (acc's rows of those channels are then
+// scratch). acc has TileRows − 1 rows of scratch past o1's for a short
+// last tile.
+func jobRow[E int16 | uint8](jb *simdJob, f *laneForm[E], acc []int64, b8 []int8, xs []E, n, o0, o1, oy, b0, b1 int) error {
 	k, nt, chunk, cout := jb.k, jb.lw.ntap, jb.chunk, int(jb.k.p.Cout)
-	cols := simdCols
-	if k.og == 1 {
-		cols = n // no two channels read the same input: whole rows a call
-	}
-	for o := o0; o < o1; o++ {
-		if !jb.fused.on(k, o) { // a fused tile's rows of acc are scratch
-			clear(acc[(o-o0)*n:][:n])
+	for o := o0; o < o1+dot.TileRows-1; o++ { // past o1: a short last tile's scratch rows
+		if o >= o1 || !jb.fused.on(k, o) { // a fused tile's rows of acc are scratch
+			clear(acc[(o-o0)*n+b0 : (o-o0)*n+b1])
 		}
 	}
-	clear(acc[(o1-o0)*n:]) // a short last tile's scratch rows
-	for c0 := 0; c0 < n; c0 += cols {
-		cols := min(cols, n-c0)
+	cols := simdCols
+	if k.og == 1 {
+		cols = b1 - b0 // no two channels read the same input: the window a call
+	}
+	for c0 := b0; c0 < b1; c0 += cols {
+		cols := min(cols, b1-c0)
 		for o := o0; o < o1; o++ {
 			if fs := jb.fused; fs.on(k, o) && fs.s32 != nil { // TileRows channels, stored as int32
 				if !f.tileS32(fs.s32[o*fs.ldb+oy*fs.wo+c0:], fs.ldb, cols, xs[f.per*c0:], jb.taps[o/k.og], jb.lw.tile[o*nt:][:dot.TileRows*nt], chunk, fs.lo, fs.hi) {

@@ -141,7 +141,7 @@ func (k *convTKernel) runVal(x, out val) error {
 		return narrowed(out, "conv_transpose", func(t *tensor.T) error { return k.runVal(x, val{T: t}) })
 	}
 	// The jobs' rows [u0, u1): on one packing of x for every phase where
-	// dot's kernels take them all, the phases of a row residue together,
+	// dot's kernels take them all, the phases of the same rows together,
 	// else each phase on its own path (which computes the columns from 0).
 	var rows phaseRows = func(jobs []phaseJob, u0, u1 int) error {
 		for _, jb := range jobs {
@@ -163,6 +163,14 @@ func (k *convTKernel) runVal(x, out val) error {
 	if lo, hi, ok := k.post.clamp(); ok {
 		clamp = &postStage{lo: lo, hi: hi}
 	}
+	// The row residues whose phases compute the same rows [u0, u1) go
+	// together in one call of rows, each of its rows through all their
+	// phases (bmshj2018's 5×5 stride-2 layers: the two residues' rows are
+	// the same), so the packed input streams through the cache once, not
+	// once a residue.
+	type span struct{ u0, u1 int }
+	var spans []span
+	bySpan := map[span][]phaseJob{}
 	// Only residues whose first output coordinate lies inside the output
 	// have positions: one per first coordinate in [0, min(s, Ho)), so the
 	// loops stay within the output's size whatever the stride.
@@ -259,9 +267,16 @@ func (k *convTKernel) runVal(x, out val) error {
 			}
 		}
 		if len(jobs) > 0 {
-			if err := rows(jobs, u0, min(u1, zh)); err != nil {
-				return err
+			sp := span{u0, min(u1, zh)}
+			if bySpan[sp] == nil {
+				spans = append(spans, sp)
 			}
+			bySpan[sp] = append(bySpan[sp], jobs...)
+		}
+	}
+	for _, sp := range spans {
+		if err := rows(bySpan[sp], sp.u0, sp.u1); err != nil {
+			return err
 		}
 	}
 	return nil

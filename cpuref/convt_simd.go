@@ -9,8 +9,8 @@ type phaseJob struct {
 	fused     *fusedStore
 }
 
-// phaseRows computes rows [u0, u1) of each job's phase, phases of one row
-// residue (so one th, and the same rows).
+// phaseRows computes rows [u0, u1) of each job's phase, phases whose rows
+// are the same (one row residue's, or several residues' whose spans agree).
 type phaseRows func(jobs []phaseJob, u0, u1 int) error
 
 // sharedRows runs every phase of conv_transpose on one packing of x for

@@ -152,3 +152,27 @@ func BenchmarkConvT5x5s2_128x128_64x96_i8(b *testing.B) {
 	k := newConvT(p, c)
 	abFused(b, c*c*25*h*w, func() error { return k.runVal(x, out) })
 }
+
+// BenchmarkConvT5x5s2_128x3_256x384 is bmshj2018's last layer at 768×512
+// (conv_transpose 5×5, stride 2, padding 2, output padding 1, 128 → 3
+// channels, 256×384 input stored at i8 width, 512×768 int64 output, the
+// graph's), in multiply-accumulates of the scatter form per second.
+func BenchmarkConvT5x5s2_128x3_256x384(b *testing.B) {
+	const cin, cout, h, w = 128, 3, 256, 384
+	r := rand.New(rand.NewPCG(31, 32))
+	p := &whg1.ConvT{Cout: cout, KH: 5, KW: 5, SH: 2, SW: 2, PH: 2, PW: 2, OPH: 1, OPW: 1,
+		RQ: whg1.RQ{SKind: 1, Shift: []uint8{12}}, W: benchI8(r, cin*cout*25)}
+	xs := make([]int8, cin*h*w)
+	for i := range xs {
+		xs[i] = int8(r.IntN(256) - 128)
+	}
+	x := val{T: &tensor.T{Shape: tensor.Shape{C: cin, H: h, W: w}}, i8: xs}
+	out := val{T: tensor.New(tensor.Shape{C: cout, H: 2 * h, W: 2 * w})}
+	k := newConvT(p, cin)
+	for b.Loop() {
+		if err := k.runVal(x, out); err != nil {
+			b.Fatal(err)
+		}
+	}
+	report(b, cin*cout*25*h*w, "MAC/s")
+}

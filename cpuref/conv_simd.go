@@ -246,14 +246,36 @@ type packed[E int16 | uint8] struct {
 	taps   []*dot.Taps
 }
 
-// getPacked is a zeroed []E of n elements from pool, or a new one.
-func getPacked[E int16 | uint8](pool *sync.Pool, n int) []E {
+// getPacked is a []E of n elements from pool, or a new one, zeroed when
+// zero is set (else holding whatever its last user left).
+func getPacked[E int16 | uint8](pool *sync.Pool, n int, zero bool) []E {
 	if b, _ := pool.Get().(*[]E); b != nil && cap(*b) >= n {
 		d := (*b)[:n]
-		clear(d)
+		if zero {
+			clear(d)
+		}
 		return d
 	}
 	return make([]E, n)
+}
+
+// clearPadding zeroes the elements of pk that packInput's stride-1 loops
+// do not write when every group holds per channels (C a multiple of per):
+// the ph padded rows above and the rows below the input's H, and in each
+// of the H rows, every group's first pw columns and those from pw + m on
+// (m columns written).
+func clearPadding[E int16 | uint8](pk *packed[E], per, ph, H, pw, m int) {
+	d := pk.data
+	clear(d[:ph*pk.rowLen])
+	clear(d[(ph+H)*pk.rowLen:])
+	seg := pk.wq * per // one group's elements in a row (stride 1: one phase)
+	for r := ph; r < ph+H; r++ {
+		for q := range pk.nq {
+			g := d[r*pk.rowLen+q*seg:][:seg]
+			clear(g[:pw*per])
+			clear(g[(pw+m)*per:])
+		}
+	}
 }
 
 // padGeom is the layout of a packing (packed's doc): a kernel kw taps wide
@@ -309,7 +331,13 @@ func packInput[E int16 | uint8, S int64 | int8 | uint8](f *laneForm[E], xs []S, 
 	}
 	rowLen := nq * sw * wq * per
 	total := Hp * rowLen // ≤ limit < 2^31: int32 offsets hold it
-	pk := &packed[E]{data: getPacked[E](f.pool, total), rowLen: rowLen, n: n, nq: nq, wq: wq, sw: sw}
+	// At stride 1 with every group full, the loops below write every
+	// element but the padding, which alone is zeroed; else all is.
+	whole := sw != 1 || C%per != 0
+	pk := &packed[E]{data: getPacked[E](f.pool, total, whole), rowLen: rowLen, n: n, nq: nq, wq: wq, sw: sw}
+	if !whole {
+		clearPadding(pk, per, ph, H, pw, min(W, wq-pw))
+	}
 	// i8 values into int16 pairs at stride 1 go a channel pair's rows at a
 	// time through dot.Pair8.
 	pairs, _ := any(pk.data).([]int16)

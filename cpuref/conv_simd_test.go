@@ -539,3 +539,83 @@ func TestConvBlocks(t *testing.T) {
 		}
 	})
 }
+
+// TestPackDirtyPool packs random inputs into buffers the pool hands back
+// full of garbage (packInput zeroes only the padding at stride 1 with full
+// groups) and checks every element against packed's layout: padded
+// position (u, v) of channel c holds x[c][u − ph][v − pw] inside the
+// input and 0 outside it, past the last channel too; i8 and int64 inputs
+// into pairs, u8 ones into quads, strides 1 to 3, odd channel counts.
+func TestPackDirtyPool(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	for n := range 300 {
+		C, H, W := 1+r.IntN(9), 1+r.IntN(6), 1+r.IntN(30)
+		g := padGeom{kw: 1 + r.IntN(5), sw: 1 + r.IntN(3), ph: r.IntN(3), pw: r.IntN(4)}
+		if n%2 == 0 {
+			g.sw = 1
+		}
+		Wo := 1 + r.IntN(W+2*g.pw)
+		xs := make([]int64, C*H*W)
+		for i := range xs {
+			xs[i] = r.Int64N(255) - 127
+		}
+		check := func(name string, per int, got func(i int) int64, pk func() (int, int, int, int, int, bool)) {
+			rowLen, nq, wq, sw, total, ok := pk()
+			if !ok {
+				t.Fatalf("case %d %s: does not pack", n, name)
+			}
+			for i := range total {
+				k, m := i%per, i/per%wq
+				phi := i / (per * wq) % sw
+				q := i / (per * wq * sw) % nq
+				u := i / rowLen
+				c, row, col := q*per+k, u-g.ph, m*sw+phi-g.pw
+				want := int64(0)
+				if c < C && row >= 0 && row < H && col >= 0 && col < W {
+					want = xs[(c*H+row)*W+col]
+				}
+				if got(i) != want {
+					t.Fatalf("case %d %s (C %d, %d×%d, %+v, Wo %d): element %d = %d, want %d", n, name, C, H, W, g, Wo, i, got(i), want)
+				}
+			}
+		}
+		sh := tensor.Shape{C: C, H: H, W: W}
+		dirty16 := func(total int) {
+			b := make([]int16, total+r.IntN(50))
+			for i := range b {
+				b[i] = int16(r.IntN(1 << 16))
+			}
+			form16.pool.Put(&b)
+		}
+		// Each form's pack from an int64 input, and from the 8-bit one.
+		i8 := make([]int8, len(xs))
+		u8 := make([]uint8, len(xs))
+		for i, v := range xs {
+			i8[i], u8[i] = int8(v), uint8(v+127)
+		}
+		for _, from := range []string{"int64", "i8"} {
+			probe, _ := packInput(form16, xs, sh, g, Wo)
+			dirty16(len(probe.data))
+			var pk *packed[int16]
+			var ok bool
+			if from == "i8" {
+				pk, ok = packInput(form16, i8, sh, g, Wo)
+			} else {
+				pk, ok = packInput(form16, xs, sh, g, Wo)
+			}
+			check(from+" pairs", 2, func(i int) int64 { return int64(pk.data[i]) },
+				func() (int, int, int, int, int, bool) { return pk.rowLen, pk.nq, pk.wq, pk.sw, len(pk.data), ok })
+		}
+		probe, _ := packInput(form8, u8, sh, g, Wo)
+		b := make([]uint8, len(probe.data))
+		for i := range b {
+			b[i] = uint8(r.IntN(256))
+		}
+		form8.pool.Put(&b)
+		pk, ok := packInput(form8, u8, sh, g, Wo)
+		for i := range xs {
+			xs[i] += 127 // u8's values, for check
+		}
+		check("u8 quads", 4, func(i int) int64 { return int64(pk.data[i]) }, func() (int, int, int, int, int, bool) { return pk.rowLen, pk.nq, pk.wq, pk.sw, len(pk.data), ok })
+	}
+}

@@ -246,35 +246,35 @@ type packed[E int16 | uint8] struct {
 	taps   []*dot.Taps
 }
 
-// getPacked is a []E of n elements from pool, or a new one, zeroed when
-// zero is set (else holding whatever its last user left).
-func getPacked[E int16 | uint8](pool *sync.Pool, n int, zero bool) []E {
+// getPacked is a []E of n elements from pool, zeroed when zero is set
+// (else holding whatever its last user left), or a new one, which is
+// zeroed (fresh is then true).
+func getPacked[E int16 | uint8](pool *sync.Pool, n int, zero bool) (d []E, fresh bool) {
 	if b, _ := pool.Get().(*[]E); b != nil && cap(*b) >= n {
 		d := (*b)[:n]
 		if zero {
 			clear(d)
 		}
-		return d
+		return d, false
 	}
-	return make([]E, n)
+	return make([]E, n), true
 }
 
-// clearPadding zeroes the elements of pk that packInput's stride-1 loops
-// do not write when every group holds per channels (C a multiple of per):
-// the ph padded rows above and the rows below the input's H, and in each
-// of the H rows, every group's first pw columns and those from pw + m on
-// (m columns written).
-func clearPadding[E int16 | uint8](pk *packed[E], per, ph, H, pw, m int) {
-	d := pk.data
-	clear(d[:ph*pk.rowLen])
-	clear(d[(ph+H)*pk.rowLen:])
+// clearPadding zeroes the elements of group q of pk that packInput's
+// stride-1 loops do not write when every group holds per channels (C a
+// multiple of per): in the ph padded rows above and the rows below the
+// input's H, all of them, and in each of the H rows, the first pw columns
+// and those from pw + m on (m columns written).
+func clearPadding[E int16 | uint8](pk *packed[E], q, per, ph, H, pw, m int) {
 	seg := pk.wq * per // one group's elements in a row (stride 1: one phase)
-	for r := ph; r < ph+H; r++ {
-		for q := range pk.nq {
-			g := d[r*pk.rowLen+q*seg:][:seg]
-			clear(g[:pw*per])
-			clear(g[(pw+m)*per:])
+	for r := range len(pk.data) / pk.rowLen {
+		g := pk.data[r*pk.rowLen+q*seg:][:seg]
+		if r < ph || r >= ph+H {
+			clear(g)
+			continue
 		}
+		clear(g[:pw*per])
+		clear(g[(pw+m)*per:])
 	}
 }
 
@@ -332,12 +332,12 @@ func packInput[E int16 | uint8, S int64 | int8 | uint8](f *laneForm[E], xs []S, 
 	rowLen := nq * sw * wq * per
 	total := Hp * rowLen // ≤ limit < 2^31: int32 offsets hold it
 	// At stride 1 with every group full, the loops below write every
-	// element but the padding, which alone is zeroed; else all is.
+	// element but the padding, which alone is zeroed, each group's by the
+	// goroutine that packs it (a new buffer is zero already); else all is.
 	whole := sw != 1 || C%per != 0
-	pk := &packed[E]{data: getPacked[E](f.pool, total, whole), rowLen: rowLen, n: n, nq: nq, wq: wq, sw: sw}
-	if !whole {
-		clearPadding(pk, per, ph, H, pw, min(W, wq-pw))
-	}
+	data, fresh := getPacked[E](f.pool, total, whole)
+	pk := &packed[E]{data: data, rowLen: rowLen, n: n, nq: nq, wq: wq, sw: sw}
+	pad := !whole && !fresh
 	// i8 values into int16 pairs at stride 1 go a channel pair's rows at a
 	// time through dot.Pair8.
 	pairs, _ := any(pk.data).([]int16)
@@ -350,6 +350,9 @@ func packInput[E int16 | uint8, S int64 | int8 | uint8](f *laneForm[E], xs []S, 
 	byQuad := quads != nil && ubytes != nil && sw == 1
 	// Channel groups go to separate goroutines: their channels interleave.
 	_ = parallelRows(0, nq, per*H*W, func(q0, q1 int) error {
+		for q := q0; pad && q < q1; q++ {
+			clearPadding(pk, q, per, ph, H, pw, min(W, wq-pw))
+		}
 		for c := per * q0; c < min(C, per*q1); c++ {
 			if byPair { // c is even: per is 2
 				m := min(W, wq-pw)

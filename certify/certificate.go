@@ -11,11 +11,14 @@ import (
 )
 
 // Role is one graph of a parameter set: its role name, its WHG1 bytes (as
-// lowered, when lowered) and the graph parsed from them.
+// lowered, when lowered) and the graph parsed from them. Sum, when not nil,
+// is the SHA-256 of Bytes, already computed by the caller (not hashed
+// again).
 type Role struct {
 	Name  string
 	Bytes []byte
 	Graph *whg1.Graph
+	Sum   *[32]byte
 }
 
 // GraphBounds is the bounds pass of one graph.
@@ -51,6 +54,14 @@ func Certify(capability *string, lowering string, setSHA256 *string, roles []Rol
 	return certify(capability, lowering, setSHA256, roles, false)
 }
 
+// digest is the role's SHA-256: Sum, or the bytes hashed.
+func (r Role) digest() [32]byte {
+	if r.Sum != nil {
+		return *r.Sum
+	}
+	return sha256.Sum256(r.Bytes)
+}
+
 func certify(capability *string, lowering string, setSHA256 *string, roles []Role, fold bool) (*Certificate, error) {
 	c := &Certificate{Capability: capability, Lowering: lowering, SetSHA256: setSHA256}
 	for _, r := range roles {
@@ -58,7 +69,7 @@ func certify(capability *string, lowering string, setSHA256 *string, roles []Rol
 		if err != nil {
 			return nil, refusal.New(refusal.ModelMismatch, "graph %q: %s", r.Name, errMsg(err))
 		}
-		sum := sha256.Sum256(r.Bytes)
+		sum := r.digest()
 		c.Graphs = append(c.Graphs, GraphBounds{Name: r.Name, SHA256: hex.EncodeToString(sum[:]), Sum: sum,
 			Graph: r.Graph, Tensors: tensors, Nodes: nodes})
 	}

@@ -38,13 +38,18 @@ func Load(b []byte, profile Profile) (*whg1.Graph, *Certificate, error) {
 // lowering "whg1", set_sha256 the digest of b): §10.5 steps 1–8, whatever
 // the profile. Its verdict says which profiles it meets.
 func Graph(b []byte) (*whg1.Graph, *Certificate, error) {
+	return GraphSum(b, sha256.Sum256(b))
+}
+
+// GraphSum is Graph of bytes whose SHA-256 the caller has computed: b is
+// not hashed again.
+func GraphSum(b []byte, sum [32]byte) (*whg1.Graph, *Certificate, error) {
 	g, err := whg1.Parse(b)
 	if err != nil {
 		return nil, nil, err
 	}
-	sum := sha256.Sum256(b)
 	setSum := hex.EncodeToString(sum[:])
-	cert, err := Certify(nil, "whg1", &setSum, []Role{{Name: LoadRole, Bytes: b, Graph: g}})
+	cert, err := Certify(nil, "whg1", &setSum, []Role{{Name: LoadRole, Bytes: b, Graph: g, Sum: &sum}})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,6 +1,8 @@
 package certify
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"math"
 	"testing"
 
@@ -41,4 +43,27 @@ func TestLoadRefusals(t *testing.T) {
 	wantRefusal(t, err, "model_mismatch")
 	_, _, err = Load([]byte("WHG0"), Acc64)
 	wantRefusal(t, err, "model_mismatch")
+}
+
+// GraphSum takes the caller's digest as the graph's and the set's, not
+// hashing the bytes again; Graph's is the SHA-256 of the bytes.
+func TestGraphSum(t *testing.T) {
+	b := newGraph(1, 0, 9, 2, 2)
+	b.op(whg1.OpRelu, nil, 1, 0)
+	raw := b.role(t, "g").Bytes
+	_, cert, err := Graph(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := sha256.Sum256(raw); cert.Graphs[0].Sum != want || cert.Graphs[0].SHA256 != hex.EncodeToString(want[:]) {
+		t.Fatalf("Graph's digest %s", cert.Graphs[0].SHA256)
+	}
+	given := [32]byte{1, 2, 3}
+	_, cert, err = GraphSum(raw, given)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cert.Graphs[0].Sum != given || *cert.SetSHA256 != hex.EncodeToString(given[:]) {
+		t.Fatalf("GraphSum kept %x, set %s; want %x", cert.Graphs[0].Sum, *cert.SetSHA256, given)
+	}
 }

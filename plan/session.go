@@ -165,8 +165,9 @@ func (s *Session) Load(b []byte) (*Graph, error) {
 	// One digest per load names the graph everywhere below: its parsed
 	// form and certificate (§8.6: verdicts kept by the SHA-256 of the
 	// bytes) and its program on each fabric, all in the session's cache.
-	return s.load(sha256.Sum256(b), func() (*model, error) {
-		g, cert, err := certify.Graph(b)
+	sum := sha256.Sum256(b)
+	return s.load(sum, func() (*model, error) {
+		g, cert, err := certify.GraphSum(b, sum)
 		if err != nil {
 			return nil, err
 		}

@@ -627,6 +627,13 @@ func simdPacked[E int16 | uint8](f *laneForm[E], pk *packed[E], jobs []simdJob, 
 		}
 		for oy := r0; oy < r1; oy++ {
 			xs := pk.data[oy*sh*pk.rowLen:]
+			for j, jb := range jobs {
+				for o := o0; o < o1+dot.TileRows-1; o++ { // past o1: a short last tile's scratch rows
+					if o >= o1 || !jb.fused.on(jb.k, o) { // a fused tile's rows of acc are scratch
+						clear(accs[j][(o-o0)*ns[j]:][:ns[j]])
+					}
+				}
+			}
 			// A block of columns goes through every job before the next
 			// block: the phases of a conv_transpose read the same input
 			// columns, which then stay in L1 (bmshj2018's last layer,
@@ -699,20 +706,15 @@ func unfused[E int16 | uint8](jb *simdJob, f *laneForm[E], xs []E, n, o, oy int)
 // where the unfused path finds none.
 var errorFused = errors.New("cpuref: a fused tile's epilogue disagrees with the unfused one")
 
-// jobRow computes columns [b0, b1) (multiples of dot.Block) of output row
-// oy of channels [o0, o1) of job jb into acc, n columns a channel, from
-// xs, the packed input at the row's first padded row; the rows of fused
-// tiles go into jb.fused's bytes instead, or into b8 at n bytes a channel
-// when it stores them through put8 (acc's rows of those channels are then
-// scratch). acc has TileRows − 1 rows of scratch past o1's for a short
-// last tile.
+// jobRow adds columns [b0, b1) (multiples of dot.Block) of output row oy
+// of channels [o0, o1) of job jb into acc (cleared by the caller), n
+// columns a channel, from xs, the packed input at the row's first padded
+// row; the rows of fused tiles go into jb.fused's bytes instead, or into
+// b8 at n bytes a channel when it stores them through put8 (acc's rows of
+// those channels are then scratch). acc has TileRows − 1 rows of scratch
+// past o1's for a short last tile.
 func jobRow[E int16 | uint8](jb *simdJob, f *laneForm[E], acc []int64, b8 []int8, xs []E, n, o0, o1, oy, b0, b1 int) error {
 	k, nt, chunk, cout := jb.k, jb.lw.ntap, jb.chunk, int(jb.k.p.Cout)
-	for o := o0; o < o1+dot.TileRows-1; o++ { // past o1: a short last tile's scratch rows
-		if o >= o1 || !jb.fused.on(k, o) { // a fused tile's rows of acc are scratch
-			clear(acc[(o-o0)*n+b0 : (o-o0)*n+b1])
-		}
-	}
 	cols := simdCols
 	if k.og == 1 {
 		cols = b1 - b0 // no two channels read the same input: the window a call

@@ -103,7 +103,7 @@ void main() {
 // DIRECT (a software rasteriser, where shared reads are loops over the
 // SIMD lanes): thread t sums RB output channels at PX positions, all in
 // registers, reading each x_j once for its RB rows and each γ once for its
-// PX positions. N is the number of threads, PB the blocks of PX positions.
+// PX positions (gpu/igdn.go picks PX and RB). N is the number of threads, PB the blocks of PX positions.
 layout(local_size_x = LOCAL) in;
 uniform int C;
 uniform int PB;
@@ -125,14 +125,24 @@ void main() {
 	// A position past HW or a row past C is never stored: it reads the
 	// last position's x or the last row's γ rather than branch around the
 	// read, and sums real terms of another output, which fit as those do.
+	// Each row's γ, and each position's x_j, one step apart in j.
+	uint grow[RB];
+	for (int r = 0; r < RB; r++) {
+		grow[r] = uint(P_GAMMA) + min(i0 + uint(r), uint(C - 1)) * uint(C);
+	}
+	uint xat[PX];
+	for (int q = 0; q < PX; q++) {
+		xat[q] = min(pos0 + uint(q), uint(HW - 1));
+	}
 	int x2[PX];
 	for (uint j = 0u; j < uint(C); j++) {
 		for (int q = 0; q < PX; q++) {
-			int x = in0_ld(j * uint(HW) + min(pos0 + uint(q), uint(HW - 1)));
+			int x = in0_ld(xat[q]);
+			xat[q] += uint(HW);
 			x2[q] = x * x;
 		}
 		for (int r = 0; r < RB; r++) {
-			int g = prm_ld(uint(P_GAMMA) + min(i0 + uint(r), uint(C - 1)) * uint(C) + j);
+			int g = prm_ld(grow[r] + j);
 			for (int q = 0; q < PX; q++) {
 				sum[r * PX + q] += term(g, x2[q]);
 			}

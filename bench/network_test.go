@@ -196,9 +196,7 @@ func TestNetPeerSkipsWithoutORT(t *testing.T) {
 // of each quick network's twin runs and gives what the twin computes in
 // float64 here (twinForward), to 1e-4 of the output's largest magnitude.
 func TestFloatTwinOnORT(t *testing.T) {
-	if why := ortMissing("peers"); why != "" {
-		t.Skip(why)
-	}
+	needORT(t)
 	for _, c := range []*Case{synthCase(1), bmshjCase(1)} {
 		dir := t.TempDir()
 		pm, err := writePeerModel(dir, c, 1)
@@ -332,4 +330,23 @@ func TestWritePeerDataNetwork(t *testing.T) {
 		d.Layers[1].Op != "igdn" || d.Layers[1].WOff != 64+36864 {
 		t.Fatalf("description %+v (%v)", d, err)
 	}
+}
+
+// requirePeersEnv, set to anything but empty or 0 (CI sets it, after
+// scripts/peers.sh), makes a missing onnxruntime-node a failure, not a skip.
+const requirePeersEnv = "WAIOPS_REQUIRE_PEERS"
+
+// needORT skips a test that runs the ONNX Runtime peer where
+// onnxruntime-node is not installed (the peers are opt-in), and fails it
+// where requirePeersEnv says they should be there.
+func needORT(t *testing.T) {
+	t.Helper()
+	why := ortMissing("peers")
+	if why == "" {
+		return
+	}
+	if v := os.Getenv(requirePeersEnv); v != "" && v != "0" {
+		t.Fatalf("%s is set and %s", requirePeersEnv, why)
+	}
+	t.Skip(why)
 }

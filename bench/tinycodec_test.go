@@ -132,9 +132,7 @@ func TestCorner(t *testing.T) {
 // runs the imported network's own ONNX on the quick (8×8) latents at each
 // thread count, and our picture is within 50 dB of its (the importer's quality bar).
 func TestTinycodecOnORT(t *testing.T) {
-	if why := ortMissing("peers"); why != "" {
-		t.Skip(why)
-	}
+	needORT(t)
 	cs, err := tinycodecCases(8)
 	if err != nil {
 		t.Fatal(err)

@@ -19,9 +19,6 @@ import (
 // software rasteriser, does not, and in llvmpipe's own: every vector that
 // runs on the fabric passes in each, the same number in each.
 func TestVectorsHardwareForms(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the whole corpus")
-	}
 	f, err := fabric.OpenGPU()
 	gputest.Need(t, err)
 	d, err := gpu.Open()

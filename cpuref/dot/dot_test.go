@@ -109,10 +109,7 @@ func interval(r *rand.Rand) (int64, int64) {
 // 10^5 random cases inside Choose16's bounds (10^4 with -short or -race), their
 // interval ends drawn often, at the chunk Choose16 gives or a smaller one.
 func TestMac16Random(t *testing.T) {
-	cases := 100000
-	if testing.Short() || raceEnabled {
-		cases = 10000
-	}
+	cases := randomCases()
 	forEachImpl(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(1, 2))
 		for c := 0; c < cases; {
@@ -373,4 +370,13 @@ func TestMac16Refuses(t *testing.T) {
 	if _, ok := NewTaps([]int32{-2}); ok {
 		t.Error("negative offset accepted")
 	}
+}
+
+// randomCases is how many random cases a kernel's equality suite draws:
+// 10^5, or 10^4 with -short or under the race detector.
+func randomCases() int {
+	if testing.Short() || raceEnabled {
+		return 10000
+	}
+	return 100000
 }

@@ -84,10 +84,7 @@ func interval8(r *rand.Rand, unsigned bool) (int64, int64) {
 // on 10^5 random cases inside Choose8's bounds (10^4 with -short or -race), ends
 // drawn often, at Choose8's chunk or a smaller one; and Tile8 with it.
 func TestMac8Random(t *testing.T) {
-	cases := 100000
-	if testing.Short() || raceEnabled {
-		cases = 10000
-	}
+	cases := randomCases()
 	forEachImpl8(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(5, 6))
 		for c := range cases {

@@ -85,10 +85,7 @@ func rqBig(v int64, q RQ64) (int64, bool) {
 // strides 1 to 3 (RQRowStrided: only every stride-th element written), half
 // of them with a folded clamp (a relu, [0, hi] or [lo, hi]).
 func TestRQRowRandom(t *testing.T) {
-	cases := 100000
-	if testing.Short() || raceEnabled {
-		cases = 10000
-	}
+	cases := randomCases()
 	forEachRQ(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(5, 6))
 		span := func(lo, hi int64) int64 { // in [lo, hi], its ends often

@@ -145,24 +145,22 @@ func Tile8RQ(dst []int8, ldb int, acc []int64, n int, x []uint8, taps *Taps, w [
 // the arguments do not fit (as Tile16's), the taps are more than one
 // chunk, lo > hi, or [lo, hi] misses i32.
 func Tile16S32(dst []int32, ldb, n int, x []int16, taps *Taps, w []uint32, chunk int, lo, hi int64) bool {
-	if !tileFits(len(dst), ldb, n, len(x), taps, 2, len(w), chunk) || !s32Fits(taps, chunk, lo, hi) {
-		return false
-	}
-	if n > 0 && len(w) > 0 {
-		best.tile16S32(dst, ldb, n, x, taps.off, w, s32Ends(lo, hi))
-	} else {
-		s32Zero(dst, ldb, n, lo, hi)
-	}
-	return true
+	return runS32(best.tile16S32, 2, dst, ldb, n, x, taps, w, chunk, lo, hi)
 }
 
 // Tile8S32 is Tile16S32 for Tile8's operands.
 func Tile8S32(dst []int32, ldb, n int, x []uint8, taps *Taps, w []uint32, chunk int, lo, hi int64) bool {
-	if !tileFits(len(dst), ldb, n, len(x), taps, 4, len(w), chunk) || !s32Fits(taps, chunk, lo, hi) {
+	return runS32(best8.tile8S32, 4, dst, ldb, n, x, taps, w, chunk, lo, hi)
+}
+
+// runS32 is Tile16S32 and Tile8S32 through loop, whose operands hold per
+// values a lane.
+func runS32[E int16 | uint8](loop tileS32[E], per int32, dst []int32, ldb, n int, x []E, taps *Taps, w []uint32, chunk int, lo, hi int64) bool {
+	if !tileFits(len(dst), ldb, n, len(x), taps, per, len(w), chunk) || !s32Fits(taps, chunk, lo, hi) {
 		return false
 	}
 	if n > 0 && len(w) > 0 {
-		best8.tile8S32(dst, ldb, n, x, taps.off, w, s32Ends(lo, hi))
+		loop(dst, ldb, n, x, taps.off, w, s32Ends(lo, hi))
 	} else {
 		s32Zero(dst, ldb, n, lo, hi)
 	}

@@ -130,10 +130,7 @@ func TestTile8RQRandom(t *testing.T) {
 // tileRQRandom is TestTile16RQRandom for kernel k, its cases drawn from
 // seed.
 func tileRQRandom[E int16 | uint8](t *testing.T, k kernel[E], seed uint64) {
-	cases := 100000
-	if testing.Short() || raceEnabled {
-		cases = 10000
-	}
+	cases := randomCases()
 	r := rand.New(rand.NewPCG(seed, seed+1))
 	fits, fits32 := 0, 0
 	for c := 0; c < cases; {
@@ -222,10 +219,7 @@ func TestTile8S32Random(t *testing.T) {
 }
 
 func tileS32Random[E int16 | uint8](t *testing.T, k kernel[E], seed uint64) {
-	cases := 100000
-	if testing.Short() || raceEnabled {
-		cases = 10000
-	}
+	cases := randomCases()
 	r := rand.New(rand.NewPCG(seed, seed+1))
 	ran := 0
 	for c := 0; c < cases; {
